@@ -1,0 +1,88 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+/**
+ * Import direction (DESIGN.md §5): shared ← canonical/wire ← surfaces/providers (never each
+ * other) ← use cases ← http/cli ← compose/main. Only compose (and tests) import concrete stores.
+ */
+const layer = (files, forbidden, message) => ({
+  files,
+  ignores: ['**/*.test.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: forbidden.map((group) => ({ group: [group], message })) },
+    ],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/peer/', 'bench/results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name='fetch']",
+          message: 'Upstream HTTP goes through undici pools (src/providers/shared), not fetch.',
+        },
+      ],
+    },
+  },
+  layer(
+    ['src/shared/**', 'src/canonical/**'],
+    [
+      '**/surfaces/**',
+      '**/providers/**',
+      '**/generation/**',
+      '**/http/**',
+      '**/cli/**',
+      '**/store/**',
+      '**/compose*',
+    ],
+    'shared and canonical depend on nothing above them.',
+  ),
+  layer(
+    ['src/surfaces/**'],
+    [
+      '**/providers/**',
+      '**/generation/**',
+      '**/http/**',
+      '**/cli/**',
+      '**/store/**',
+      '**/compose*',
+    ],
+    'A surface codec never knows the upstream (DESIGN.md §1).',
+  ),
+  layer(
+    ['src/providers/**'],
+    ['**/surfaces/**', '**/generation/**', '**/http/**', '**/cli/**', '**/store/**', '**/compose*'],
+    'A provider codec never knows the client dialect (DESIGN.md §1).',
+  ),
+  layer(
+    [
+      'src/auth/**',
+      'src/billing/**',
+      'src/catalog/**',
+      'src/limits/**',
+      'src/generation/**',
+      'src/config/**',
+    ],
+    ['**/http/**', '**/cli/**', '**/store/**', '**/compose*'],
+    'Use cases do not import the HTTP layer, the CLI or concrete stores.',
+  ),
+  layer(
+    ['src/http/**', 'src/cli/**'],
+    ['**/store/sqlite/**', '**/store/postgres/**', '**/store/redis/**', '**/store/kysely/**'],
+    'Only compose chooses concrete stores.',
+  ),
+);

@@ -1,0 +1,116 @@
+/**
+ * One catalogue of error codes → status → message (spec §7, STYLE.md §6). Surfaces render an
+ * entry in shape A (`{error:{type,message,code}}`) or shape B (`{type:"error",error:{type,message}}`).
+ * `type` is the dialect-neutral error type both shapes carry; message-style clients map their
+ * behaviour on it (CLIENTS.md: 401 authentication_error, 429 rate_limit_error, ...).
+ */
+export const errorCatalogue = {
+  invalid_request: { status: 400, type: 'invalid_request_error', message: 'Invalid request.' },
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'Malformed JSON body.' },
+  unrepresentable_field: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The request has fields that the selected route cannot represent.',
+  },
+  unsupported_capability: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The selected model does not support a feature this request uses.',
+  },
+  unknown_model: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Unknown model. Call GET /v1/models and use an exact model id from it.',
+  },
+  wrong_interface: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This token is bound to another interface and cannot be used on this route.',
+  },
+  credential_in_query: {
+    status: 400,
+    type: 'invalid_request_error',
+    message:
+      'Credentials are not accepted in the URL. Send the token in the x-api-key or Authorization: Bearer header.',
+  },
+  invalid_header: { status: 400, type: 'invalid_request_error', message: 'Invalid header value.' },
+  counting_not_supported: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Token counting is not supported for this model.',
+  },
+  missing_token: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'Missing token. Send it in the x-api-key or Authorization: Bearer header.',
+  },
+  malformed_token: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'Malformed token. Switchyard tokens start with "sy_" and carry a checksum.',
+  },
+  invalid_token: { status: 401, type: 'authentication_error', message: 'Invalid token.' },
+  disabled_token: { status: 401, type: 'authentication_error', message: 'This token is disabled.' },
+  expired_token: { status: 401, type: 'authentication_error', message: 'This token has expired.' },
+  permission_denied: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'This token lacks the permission this route needs.',
+  },
+  model_not_allowed: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'This token may not use the requested model.',
+  },
+  admin_unauthorized: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'Missing or invalid admin credential.',
+  },
+  insufficient_credits: {
+    status: 402,
+    type: 'billing_error',
+    message: 'The credits balance cannot cover this request.',
+  },
+  not_found: { status: 404, type: 'not_found_error', message: 'Not found.' },
+  method_not_allowed: {
+    status: 405,
+    type: 'invalid_request_error',
+    message: 'Method not allowed.',
+  },
+  conflict: { status: 409, type: 'invalid_request_error', message: 'Conflict.' },
+  image_result_deleted: {
+    status: 410,
+    type: 'invalid_request_error',
+    message: 'The images of this generation were deleted.',
+  },
+  request_too_large: {
+    status: 413,
+    type: 'request_too_large',
+    message: 'Request body too large.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request_error',
+    message: 'Unsupported content type.',
+  },
+  rate_limited: { status: 429, type: 'rate_limit_error', message: 'Rate limit reached.' },
+  upstream_rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'The upstream provider is rate limiting this model.',
+  },
+  internal: { status: 500, type: 'api_error', message: 'Internal error.' },
+  upstream_error: {
+    status: 502,
+    type: 'api_error',
+    message: 'The upstream provider could not be reached or its answer could not be read.',
+  },
+  not_ready: {
+    status: 503,
+    type: 'overloaded_error',
+    message: 'Temporarily not ready; retry with a delay.',
+  },
+} as const satisfies Record<string, { status: number; type: string; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;

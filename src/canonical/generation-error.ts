@@ -1,0 +1,73 @@
+import { errorCatalogue, type ErrorCode } from './error-catalogue.ts';
+
+/** A failure as data: what an error stream part or an HTTP error response carries. */
+export interface GenerationError {
+  code: ErrorCode;
+  status: number;
+  type: string;
+  message: string;
+  /** Seconds, integer ≥ 1, for 429 and 503 (spec §7). */
+  retryAfter?: number;
+  /** Structured detail, e.g. the translation issues behind an `unrepresentable_field`. */
+  details?: unknown;
+}
+
+/** An error with a catalogue code, thrown by use cases and rendered by the HTTP layer. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: string;
+  readonly retryAfter: number | undefined;
+  readonly details: unknown;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { retryAfter?: number; details?: unknown; status?: number } = {},
+  ) {
+    const entry = errorCatalogue[code];
+    super(message ?? entry.message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = options.status ?? entry.status;
+    this.type = entry.type;
+    this.retryAfter =
+      options.retryAfter === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfter));
+    this.details = options.details;
+  }
+
+  toGenerationError(): GenerationError {
+    return {
+      code: this.code,
+      status: this.status,
+      type: this.type,
+      message: this.message,
+      ...(this.retryAfter !== undefined ? { retryAfter: this.retryAfter } : {}),
+      ...(this.details !== undefined ? { details: this.details } : {}),
+    };
+  }
+}
+
+export type ErrorShape = 'A' | 'B';
+
+/** Renders an error body in the shape of the route family (spec §2.1). */
+export function renderErrorBody(error: GenerationError, shape: ErrorShape): unknown {
+  if (shape === 'B') {
+    return {
+      type: 'error',
+      error: {
+        type: error.type,
+        message: error.message,
+        ...(error.details !== undefined ? { details: error.details } : {}),
+      },
+    };
+  }
+  return {
+    error: {
+      type: error.type,
+      message: error.message,
+      code: error.code,
+      ...(error.details !== undefined ? { details: error.details } : {}),
+    },
+  };
+}

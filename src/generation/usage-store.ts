@@ -1,0 +1,31 @@
+/** One record per generation request, successful or not (issue 3 "Metering"). */
+export interface UsageRecord {
+  requestId: string;
+  accountId: string;
+  apiKeyId: string;
+  /** `messages`, `responses`, `chat`, `count_tokens`, ... */
+  surface: string;
+  model: string;
+  /** `provider-id/upstream-model`, or null when no deployment was reached. */
+  deployment: string | null;
+  inputTokens: number;
+  inputCacheReadTokens: number;
+  inputCacheWrite5mTokens: number;
+  inputCacheWrite1hTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  /** Micro-credits charged. */
+  cost: number;
+  latencyMs: number;
+  /** `ok`, `client_error`, `upstream_error`, `cancelled`, ... */
+  outcome: string;
+  /** HTTP status the client got. */
+  status: number;
+  createdAt: number;
+}
+
+export interface UsageStore {
+  recordUsage(record: UsageRecord): Promise<void>;
+  /** Newest first. */
+  listUsage(accountId: string, limit: number): Promise<UsageRecord[]>;
+}
