@@ -1,0 +1,46 @@
+import type { CodecResult, GenerationCall } from '../canonical/generation-call.ts';
+import type { GenerationResult } from '../canonical/generation-result.ts';
+import type { StreamPart } from '../canonical/stream-part.ts';
+import type { ErrorShape } from '../canonical/generation-error.ts';
+
+export type SurfaceName = 'messages' | 'responses' | 'chat';
+
+/** What a surface encoder needs to know about the response it renders. */
+export interface SurfaceEncodeContext {
+  /** The id the client sees (`msg_…`, `resp_…`, `chatcmpl-…`), minted by the gateway. */
+  responseId: string;
+  /** The public model id the client asked for. */
+  model: string;
+  /** Epoch seconds. */
+  createdAt: number;
+}
+
+/**
+ * One server-sent event. `event` is the SSE event name (absent for chat, which has none);
+ * `data` is serialised with JSON.stringify, except the literal string `[DONE]` which is sent raw.
+ * The same objects become WebSocket text frames for the responses surface (spec §4.13).
+ */
+export interface SurfaceEvent {
+  event?: string;
+  data: unknown;
+}
+
+export interface SurfaceStreamEncoder {
+  /** The events one canonical part renders to; often none (e.g. a text-end in chat). */
+  encode(part: StreamPart): SurfaceEvent[];
+  /** Events that close the stream after the last part (chat's `[DONE]`), if any. */
+  end(): SurfaceEvent[];
+}
+
+/** An inbound codec: a client dialect to and from the canonical model. Pure: no I/O, no clock. */
+export interface SurfaceCodec {
+  name: SurfaceName;
+  errorShape: ErrorShape;
+  /**
+   * Decodes a body already validated against the surface's request schema. Issues name the
+   * fields (JSON paths into the body) that the canonical model cannot carry.
+   */
+  decodeRequest(body: Record<string, unknown>): CodecResult<GenerationCall>;
+  encodeResult(result: GenerationResult, context: SurfaceEncodeContext): unknown;
+  createStreamEncoder(context: SurfaceEncodeContext): SurfaceStreamEncoder;
+}
