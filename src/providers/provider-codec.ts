@@ -10,6 +10,8 @@ export interface ProviderRequestOptions {
   upstreamModel: string;
   /** Spec 5.3: `auto` lets the gateway add a five-minute cache marker where supported. */
   promptCache: 'auto' | 'off';
+  /** Used when the call names no output limit and the upstream requires one (Anthropic). */
+  defaultMaxOutputTokens: number;
 }
 
 /** One upstream SSE event as parsed by eventsource-parser. */
@@ -35,7 +37,10 @@ export interface ProviderCodec {
    * `messages[3].content[1]`), what this upstream cannot carry.
    */
   encodeRequest(call: GenerationCall, options: ProviderRequestOptions): CodecResult<Record<string, unknown>>;
-  /** Decodes a non-streamed upstream body (lenient: unknown fields are ignored, not fatal). */
-  decodeResult(body: unknown): GenerationResult;
-  createStreamDecoder(): ProviderStreamDecoder;
+  /**
+   * Decodes a non-streamed upstream body (lenient: unknown fields are ignored, not fatal). The
+   * call is there for context, e.g. to map shortened tool names back to the client's names.
+   */
+  decodeResult(body: unknown, call: GenerationCall): GenerationResult;
+  createStreamDecoder(call: GenerationCall): ProviderStreamDecoder;
 }
