@@ -1,0 +1,75 @@
+/**
+ * The rate-limiter port (DESIGN.md §2 "Rate limits", §4). A request is limited per token and per
+ * account at once: the caller passes one scope for each, and the limiter admits the request only
+ * when every scope admits it, charging all of them or none. Time is always the caller's `now`
+ * (epoch milliseconds), so adapters stay deterministic under test and every gateway process
+ * sharing one store agrees on the window.
+ */
+
+/** A limited subject (a token, an account). An absent limit is unlimited. */
+export interface RateLimitScope {
+  key: string;
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+  concurrentRequests?: number;
+}
+
+export type RateLimitKind = 'requests' | 'tokens' | 'concurrency';
+
+export interface AcquireRateLimitRequest {
+  scopes: readonly RateLimitScope[];
+  /** Counted against every scope's tokens-per-minute on admit; corrected on release. */
+  estimatedTokens: number;
+  now: number;
+}
+
+/**
+ * What an admitted request holds until it ends. Plain data (it may be logged or passed between
+ * modules); the adapter keeps its own record of which leases are open.
+ */
+export interface RateLimitLease {
+  readonly id: string;
+  /** The scopes as they were when the request was admitted. */
+  readonly scopes: readonly RateLimitScope[];
+  readonly estimatedTokens: number;
+  readonly acquiredAt: number;
+  /** From here on the lease is gone on its own: its concurrency slots are free again. */
+  readonly expiresAt: number;
+}
+
+export interface RateLimitRefusal {
+  ok: false;
+  /** Integer ≥ 1; spec §7: the 429 `retry-after` header. */
+  retryAfterSeconds: number;
+  limit: RateLimitKind;
+  scopeKey: string;
+}
+
+export type RateLimitDecision = { ok: true; lease: RateLimitLease } | RateLimitRefusal;
+
+export interface ReleaseRateLimitOptions {
+  /** The tokens the request really used; replaces the estimate in the window. */
+  actualTokens: number;
+  now: number;
+}
+
+export interface RateLimiter {
+  /**
+   * Admits the request when every scope is below each of its limits, and then charges one request,
+   * `estimatedTokens` and one concurrency slot to each limited scope, atomically. A refusal
+   * changes nothing and names the limit that frees last.
+   */
+  acquire(request: AcquireRateLimitRequest): Promise<RateLimitDecision>;
+  /**
+   * Frees the lease's concurrency slots and replaces its estimate by `actualTokens`. Returns false
+   * and changes nothing when the lease is no longer open (already released, or expired).
+   */
+  release(lease: RateLimitLease, options: ReleaseRateLimitOptions): Promise<boolean>;
+}
+
+/** Long enough for the longest stream; short enough that a crashed process's slots come back. */
+export const DEFAULT_RATE_LIMIT_LEASE_TTL_MS = 10 * 60 * 1000;
+
+export interface RateLimiterOptions {
+  leaseTtlMs?: number;
+}

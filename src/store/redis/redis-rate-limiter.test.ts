@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeRateLimiterContract } from '../../limits/rate-limiter.contract.ts';
+import type { RateLimitDecision, RateLimiter, RateLimitScope } from '../../limits/rate-limiter.ts';
+import { RedisRateLimiter } from './redis-rate-limiter.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const T = 1_700_000_000_000;
+
+async function connectToRedis(): Promise<Redis | undefined> {
+  const client = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
+  // Failed commands reject their own promises; the event only carries the socket's cause.
+  let socketError: unknown;
+  client.on('error', (error: unknown) => {
+    socketError = error;
+  });
+  try {
+    await client.connect();
+    await client.ping();
+    return client;
+  } catch (error) {
+    client.disconnect();
+    const cause = socketError ?? error;
+    if (process.env.CI) throw new Error(`Redis at ${REDIS_URL} does not answer`, { cause });
+    console.warn(
+      `\n!!! SKIPPING the RedisRateLimiter tests: Redis at ${REDIS_URL} does not answer ` +
+        `(${String(cause)}). They fail instead when CI is set.\n`,
+    );
+    return undefined;
+  }
+}
+
+const client = await connectToRedis();
+const runPrefix = `switchyard-test:rate-limiter:${randomUUID()}`;
+let prefixCount = 0;
+
+function redis(): Redis {
+  if (client === undefined) throw new Error('Redis is not connected');
+  return client;
+}
+
+function nextPrefix(): string {
+  prefixCount += 1;
+  return `${runPrefix}:${prefixCount}`;
+}
+
+async function keysUnder(prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis().scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys;
+}
+
+async function deleteKeysUnder(prefix: string): Promise<void> {
+  const keys = await keysUnder(prefix);
+  if (keys.length > 0) await redis().unlink(...keys);
+}
+
+function countAdmitted(decisions: RateLimitDecision[]): number {
+  return decisions.filter((decision) => decision.ok).length;
+}
+
+function acquireFrom(limiters: RateLimiter[], times: number, scope: RateLimitScope) {
+  return Promise.all(
+    Array.from({ length: times }).flatMap(() =>
+      limiters.map((limiter) => limiter.acquire({ scopes: [scope], estimatedTokens: 1, now: T })),
+    ),
+  );
+}
+
+describe.skipIf(client === undefined)('RedisRateLimiter', () => {
+  afterAll(async () => {
+    await deleteKeysUnder(runPrefix);
+    await client?.quit();
+  });
+
+  describeRateLimiterContract('RedisRateLimiter', async () => {
+    const prefix = nextPrefix();
+    return {
+      limiter: new RedisRateLimiter(redis(), prefix),
+      cleanup: () => deleteKeysUnder(prefix),
+    };
+  });
+
+  describe('across gateway processes', () => {
+    const withTwoInstances = async (
+      test: (first: RateLimiter, second: RateLimiter) => Promise<void>,
+    ) => {
+      const prefix = nextPrefix();
+      // A second connection stands for a second gateway process.
+      const otherClient = redis().duplicate();
+      try {
+        await test(
+          new RedisRateLimiter(redis(), prefix),
+          new RedisRateLimiter(otherClient, prefix),
+        );
+      } finally {
+        await otherClient.quit();
+        await deleteKeysUnder(prefix);
+      }
+    };
+
+    it('shares concurrency: 2 instances × 10 acquires at a limit of 5 admit exactly 5', () =>
+      withTwoInstances(async (first, second) => {
+        const scope = { key: 'account:a', concurrentRequests: 5 };
+        const decisions = await acquireFrom([first, second], 10, scope);
+        expect(countAdmitted(decisions)).toBe(5);
+
+        // A lease taken through one instance is released through the other, once.
+        const lease = decisions.find((decision) => decision.ok)?.lease;
+        if (lease === undefined) throw new Error('no lease');
+        expect(await second.release(lease, { actualTokens: 1, now: T + 1 })).toBe(true);
+        expect(await first.release(lease, { actualTokens: 1, now: T + 2 })).toBe(false);
+        expect(countAdmitted(await acquireFrom([first, second], 1, scope))).toBe(1);
+      }));
+
+    it('shares requests per minute: 2 instances × 25 acquires at a limit of 10 admit exactly 10', () =>
+      withTwoInstances(async (first, second) => {
+        const scope = { key: 'token:a', requestsPerMinute: 10 };
+        expect(countAdmitted(await acquireFrom([first, second], 25, scope))).toBe(10);
+      }));
+
+    it('keeps limiters with different prefixes apart', async () => {
+      const scope = { key: 'token:a', concurrentRequests: 1 };
+      const prefixes = [nextPrefix(), nextPrefix()];
+      const limiters = prefixes.map((prefix) => new RedisRateLimiter(redis(), prefix));
+      try {
+        expect(countAdmitted(await acquireFrom(limiters, 1, scope))).toBe(2);
+      } finally {
+        await Promise.all(prefixes.map(deleteKeysUnder));
+      }
+    });
+  });
+
+  it('keeps every key under its prefix, each with an expiry', async () => {
+    const prefix = nextPrefix();
+    const limiter = new RedisRateLimiter(redis(), prefix);
+    const scope = {
+      key: 'token:a',
+      requestsPerMinute: 5,
+      tokensPerMinute: 50,
+      concurrentRequests: 2,
+    };
+    try {
+      await limiter.acquire({ scopes: [scope], estimatedTokens: 10, now: Date.now() });
+      const keys = await keysUnder(prefix);
+      expect(keys).toHaveLength(4);
+      for (const key of keys) expect(await redis().pttl(key)).toBeGreaterThan(0);
+    } finally {
+      await deleteKeysUnder(prefix);
+    }
+  });
+
+  it('sends the script with EVAL when Redis does not know its digest', async () => {
+    const prefix = nextPrefix();
+    const forgetful = new Proxy(redis(), {
+      get(target, property) {
+        if (property === 'evalsha') {
+          return () => Promise.reject(new Error('NOSCRIPT No matching script. Please use EVAL.'));
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const limiter = new RedisRateLimiter(forgetful, prefix);
+    const scope = { key: 'token:a', concurrentRequests: 1 };
+    try {
+      const decision = await limiter.acquire({ scopes: [scope], estimatedTokens: 0, now: T });
+      if (!decision.ok) throw new Error('expected admission');
+      expect((await limiter.acquire({ scopes: [scope], estimatedTokens: 0, now: T })).ok).toBe(
+        false,
+      );
+      expect(await limiter.release(decision.lease, { actualTokens: 0, now: T })).toBe(true);
+    } finally {
+      await deleteKeysUnder(prefix);
+    }
+  });
+});

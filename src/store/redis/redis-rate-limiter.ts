@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import {
+  assertAcquireRateLimitRequest,
+  assertReleaseRateLimitOptions,
+} from '../../limits/assert-rate-limit-request.ts';
+import { RATE_LIMIT_WINDOW_SECONDS } from '../../limits/rate-limit-window.ts';
+import {
+  DEFAULT_RATE_LIMIT_LEASE_TTL_MS,
+  type AcquireRateLimitRequest,
+  type RateLimitDecision,
+  type RateLimitKind,
+  type RateLimitLease,
+  type RateLimiter,
+  type RateLimiterOptions,
+  type ReleaseRateLimitOptions,
+} from '../../limits/rate-limiter.ts';
+import {
+  ACQUIRE_RATE_LIMIT_SCRIPT,
+  RELEASE_RATE_LIMIT_SCRIPT,
+} from './redis-rate-limiter-scripts.ts';
+import { defineRedisScript, runRedisScript } from './run-redis-script.ts';
+
+const acquireScript = defineRedisScript(ACQUIRE_RATE_LIMIT_SCRIPT);
+const releaseScript = defineRedisScript(RELEASE_RATE_LIMIT_SCRIPT);
+
+/**
+ * Key expiry is housekeeping on the Redis clock, so it leaves a minute of slack for gateway
+ * clocks that run behind Redis: no key may vanish while some caller's `now` still counts it.
+ */
+const EXPIRY_SLACK_MS = 60_000;
+const WINDOW_KEY_TTL_MS = RATE_LIMIT_WINDOW_SECONDS * 1000 + EXPIRY_SLACK_MS;
+
+const REFUSAL_KINDS: Record<number, RateLimitKind> = {
+  1: 'requests',
+  2: 'tokens',
+  3: 'concurrency',
+};
+
+/**
+ * The scale-out limiter (DESIGN.md §4): every gateway process shares the counters in one Redis,
+ * so limits hold across processes, not per process. One script call per acquire and per release.
+ * All keys live under `keyPrefix`; the scripts touch several keys at once, so on Redis Cluster the
+ * prefix would have to be a hash tag (`{switchyard}:limits`), putting every limit on one shard.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  readonly #client: Redis;
+  readonly #keyPrefix: string;
+  readonly #leaseTtlMs: number;
+
+  /** `client` stays the caller's: this class never closes it. */
+  constructor(client: Redis, keyPrefix: string, options: RateLimiterOptions = {}) {
+    this.#client = client;
+    this.#keyPrefix = keyPrefix;
+    this.#leaseTtlMs = options.leaseTtlMs ?? DEFAULT_RATE_LIMIT_LEASE_TTL_MS;
+  }
+
+  async acquire(request: AcquireRateLimitRequest): Promise<RateLimitDecision> {
+    assertAcquireRateLimitRequest(request);
+    const { scopes, estimatedTokens, now } = request;
+    const lease: RateLimitLease = {
+      id: randomUUID(),
+      scopes: scopes.map((scope) => ({ ...scope })),
+      estimatedTokens,
+      acquiredAt: now,
+      expiresAt: now + this.#leaseTtlMs,
+    };
+    const keys = [this.#leaseKey(lease.id)];
+    const args: Array<string | number> = [
+      now,
+      lease.id,
+      lease.expiresAt,
+      estimatedTokens,
+      WINDOW_KEY_TTL_MS,
+      this.#leaseTtlMs + EXPIRY_SLACK_MS,
+    ];
+    for (const scope of lease.scopes) {
+      keys.push(
+        this.#scopeKey('requests', scope.key),
+        this.#scopeKey('tokens', scope.key),
+        this.#scopeKey('leases', scope.key),
+      );
+      args.push(
+        scope.requestsPerMinute ?? 0,
+        scope.tokensPerMinute ?? 0,
+        scope.concurrentRequests ?? 0,
+      );
+    }
+
+    const reply = await runRedisScript(this.#client, acquireScript, keys, args);
+    if (!Array.isArray(reply)) throw new Error('Unexpected reply from the acquire script.');
+    if (reply[0] === 1) return { ok: true, lease };
+    const [, kind, scopeIndex, retryAfterSeconds] = reply as number[];
+    const limit = REFUSAL_KINDS[kind ?? 0];
+    const scope = lease.scopes[scopeIndex ?? -1];
+    if (limit === undefined || scope === undefined || retryAfterSeconds === undefined) {
+      throw new Error(`Unexpected refusal from the acquire script: ${JSON.stringify(reply)}`);
+    }
+    return { ok: false, retryAfterSeconds, limit, scopeKey: scope.key };
+  }
+
+  async release(lease: RateLimitLease, options: ReleaseRateLimitOptions): Promise<boolean> {
+    assertReleaseRateLimitOptions(options);
+    const keys = [this.#leaseKey(lease.id)];
+    const args: Array<string | number> = [
+      options.now,
+      lease.id,
+      lease.acquiredAt,
+      lease.estimatedTokens,
+      options.actualTokens,
+      WINDOW_KEY_TTL_MS,
+    ];
+    for (const scope of lease.scopes) {
+      keys.push(this.#scopeKey('tokens', scope.key), this.#scopeKey('leases', scope.key));
+      args.push(
+        scope.tokensPerMinute === undefined ? 0 : 1,
+        scope.concurrentRequests === undefined ? 0 : 1,
+      );
+    }
+    const reply = await runRedisScript(this.#client, releaseScript, keys, args);
+    return reply === 1;
+  }
+
+  #scopeKey(kind: 'requests' | 'tokens' | 'leases', scopeKey: string): string {
+    return `${this.#keyPrefix}:${kind}:${scopeKey}`;
+  }
+
+  #leaseKey(leaseId: string): string {
+    return `${this.#keyPrefix}:lease:${leaseId}`;
+  }
+}

@@ -1,0 +1,46 @@
+import type { FakeDialect, FakeTokenCountReply } from './fake-reply.ts';
+import { estimateTokens } from './resolve-fake-reply.ts';
+
+/** `POST /v1/messages/count_tokens` and `POST /v1/responses/input_tokens` success bodies. */
+export function renderTokenCount(
+  dialect: FakeDialect,
+  script: Exclude<FakeTokenCountReply, { status: number }> | undefined,
+  rawBody: string,
+): unknown {
+  const inputTokens = script?.inputTokens ?? Math.max(1, estimateTokens(rawBody));
+  return dialect === 'responses'
+    ? { object: 'response.input_tokens', input_tokens: inputTokens }
+    : { input_tokens: inputTokens };
+}
+
+const listedSince = '2025-01-01T00:00:00Z';
+
+/** `GET /v1/models`: Anthropic's paged list when asked in that style, else OpenAI's list. */
+export function renderModelList(models: string[], anthropicStyle: boolean): unknown {
+  if (anthropicStyle) {
+    return {
+      data: models.map((id) => ({ type: 'model', id, display_name: id, created_at: listedSince })),
+      has_more: false,
+      first_id: models[0] ?? null,
+      last_id: models.at(-1) ?? null,
+    };
+  }
+  const created = Math.floor(Date.parse(listedSince) / 1000);
+  return {
+    object: 'list',
+    data: models.map((id) => ({ id, object: 'model', created, owned_by: 'fake-upstream' })),
+  };
+}
+
+/**
+ * Anthropic accepts `x-api-key` or an OAuth-style Bearer token; OpenAI reads only
+ * `Authorization: Bearer`, so a key sent as `x-api-key` to an OpenAI route is refused.
+ */
+export function carriesKey(
+  headers: Record<string, string>,
+  key: string,
+  anthropicStyle: boolean,
+): boolean {
+  if (headers.authorization === `Bearer ${key}`) return true;
+  return anthropicStyle && headers['x-api-key'] === key;
+}
