@@ -1,0 +1,23 @@
+/** Integer micro-credits (DESIGN.md §2): 1 credit = 1 000 000 micro-credits. Never floats. */
+export const microPerCredit = 1_000_000;
+
+/**
+ * Parses a decimal credit amount ("10", "-2.5", "0.000001") into micro-credits exactly, without
+ * passing through a float. Returns undefined for anything else.
+ */
+export function parseCredits(text: string): number | undefined {
+  const match = /^(-?)(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const [, sign, whole, fraction = ''] = match;
+  const micro = Number(whole) * microPerCredit + Number(fraction.padEnd(6, '0'));
+  return sign === '-' ? -micro : micro;
+}
+
+/** Renders micro-credits as a decimal credit amount with six places, exactly. */
+export function formatCredits(micro: number): string {
+  const sign = micro < 0 ? '-' : '';
+  const absolute = Math.abs(micro);
+  const whole = Math.floor(absolute / microPerCredit);
+  const fraction = String(absolute % microPerCredit).padStart(6, '0');
+  return `${sign}${whole}.${fraction}`;
+}

@@ -1,0 +1,92 @@
+import { toPriceTable, type PriceTable } from '../billing/price-table.ts';
+import type { Config, ModelConfig, ProviderConfig } from '../config/config-schema.ts';
+
+export interface Deployment {
+  providerId: string;
+  provider: ProviderConfig;
+  upstreamModel: string;
+  /** `provider/upstream-model`, as usage records name it. */
+  label: string;
+}
+
+export interface CatalogModel {
+  id: string;
+  displayName: string;
+  /** Epoch seconds. */
+  created: number;
+  ownedBy: string;
+  capabilities: ModelConfig['capabilities'];
+  contextWindow: number;
+  maxOutputTokens: number;
+  pricing: ModelConfig['pricing'];
+  prices: PriceTable;
+  deployments: Deployment[];
+  ignoreFields: ReadonlySet<string>;
+}
+
+export interface ModelPage {
+  data: CatalogModel[];
+  hasMore: boolean;
+}
+
+/** The configured models in configuration order, which is the stable order of every listing. */
+export class ModelCatalog {
+  readonly #models: CatalogModel[];
+  readonly #byId: Map<string, CatalogModel>;
+
+  constructor(config: Pick<Config, 'models' | 'providers'>) {
+    this.#models = config.models.map((model) => ({
+      id: model.id,
+      displayName: model.displayName ?? model.id,
+      created: model.created ?? 0,
+      ownedBy: model.ownedBy ?? 'switchyard',
+      capabilities: model.capabilities,
+      contextWindow: model.contextWindow,
+      maxOutputTokens: model.maxOutputTokens,
+      pricing: model.pricing,
+      prices: toPriceTable(model.pricing),
+      deployments: model.deployments.map((deployment) => ({
+        providerId: deployment.provider,
+        provider: config.providers[deployment.provider] as ProviderConfig,
+        upstreamModel: deployment.upstreamModel,
+        label: `${deployment.provider}/${deployment.upstreamModel}`,
+      })),
+      ignoreFields: new Set(model.ignoreFields ?? []),
+    }));
+    this.#byId = new Map(this.#models.map((model) => [model.id, model]));
+  }
+
+  get(id: string): CatalogModel | undefined {
+    return this.#byId.get(id);
+  }
+
+  all(): readonly CatalogModel[] {
+    return this.#models;
+  }
+
+  /**
+   * Cursor pagination (spec §4.1): `afterId` starts after that model, `beforeId` ends before it.
+   * An unknown cursor yields an empty page rather than restarting from the top.
+   */
+  page(options: { limit: number; afterId?: string; beforeId?: string }): ModelPage {
+    let start = 0;
+    let end = this.#models.length;
+    if (options.afterId !== undefined) {
+      const index = this.#models.findIndex((model) => model.id === options.afterId);
+      start = index === -1 ? end : index + 1;
+    }
+    if (options.beforeId !== undefined) {
+      const index = this.#models.findIndex((model) => model.id === options.beforeId);
+      end = index === -1 ? start : index;
+      // Paging backwards returns the models just before the cursor.
+      if (options.afterId === undefined) start = Math.max(start, end - options.limit);
+    }
+    const slice = this.#models.slice(start, Math.max(start, end));
+    const data = slice.slice(0, options.limit);
+    const hasMore =
+      options.beforeId !== undefined && options.afterId === undefined
+        ? start > 0
+        : slice.length > data.length;
+    return { data, hasMore };
+  }
+}

@@ -1,0 +1,126 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkClientTokenShape } from '../auth/client-token.ts';
+import { OperatorService } from '../operator/operator-service.ts';
+import { openSqliteStore } from '../store/sqlite/open-sqlite-store.ts';
+import type { Store } from '../store/store.ts';
+import { runCli } from './run-cli.ts';
+
+describe('operator CLI', () => {
+  let store: Store;
+  let operator: OperatorService;
+  let out: string[];
+  let errors: string[];
+  const io = {
+    stdout: (text: string) => out.push(text),
+    stderr: (text: string) => errors.push(text),
+  };
+  const run = (...argv: string[]) => runCli(argv, operator, io);
+
+  beforeEach(async () => {
+    store = await openSqliteStore({ path: ':memory:' });
+    operator = new OperatorService(store);
+    out = [];
+    errors = [];
+  });
+  afterEach(async () => store.close());
+
+  it('bootstraps an account with credits and prints a valid token once', async () => {
+    expect(await run('--json', 'bootstrap', '--name', 'ada', '--credits', '5')).toBe(0);
+    const result = JSON.parse(out.join(''));
+    expect(checkClientTokenShape(result.token)).toBe('valid');
+    expect((await store.ledger.getBalance(result.account.id)).balance).toBe(5_000_000);
+    const [stored] = await store.apiKeys.listApiKeys(result.account.id);
+    expect(stored?.hash).not.toContain(result.token);
+  });
+
+  it('grants and adjusts credits as ledger entries with reasons, and shows the balance', async () => {
+    await run('--json', 'account', 'create', '--name', 'acme');
+    const account = JSON.parse(out.join(''));
+    out = [];
+    expect(await run('credits', 'grant', account.id, '2.5', '--reason', 'trial')).toBe(0);
+    expect(await run('credits', 'adjust', account.id, '-0.5', '--reason', 'refund reversal')).toBe(
+      0,
+    );
+    out = [];
+    expect(await run('account', 'show', account.id)).toBe(0);
+    const text = out.join('');
+    expect(text).toContain('balance   2.000000');
+    expect(text).toContain('trial');
+    expect(text).toContain('refund reversal');
+  });
+
+  it('creates a token with chosen permissions, expiry and models, lists and disables it', async () => {
+    await run('--json', 'account', 'create', '--name', 'acme');
+    const account = JSON.parse(out.join(''));
+    out = [];
+    expect(
+      await run(
+        '--json',
+        'token',
+        'create',
+        account.id,
+        '--name',
+        'ci',
+        '--permissions',
+        'model:read,inference:create',
+        '--expires',
+        '30d',
+        '--models',
+        'a,b',
+      ),
+    ).toBe(0);
+    const created = JSON.parse(out.join(''));
+    expect(created.apiKey.permissions).toEqual(['model:read', 'inference:create']);
+    expect(created.apiKey.allowedModels).toEqual(['a', 'b']);
+    expect(created.apiKey.expiresAt).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    out = [];
+    await run('token', 'list', '--account', account.id);
+    expect(out.join('')).toContain(`${created.apiKey.id}`);
+    expect(out.join('')).not.toContain(created.token);
+    expect(await run('token', 'disable', created.apiKey.id)).toBe(0);
+    expect((await store.apiKeys.getApiKey(created.apiKey.id))?.disabledAt).toEqual(
+      expect.any(Number),
+    );
+  });
+
+  it('fails with a message on bad input', async () => {
+    expect(await run('credits', 'grant', 'acct_missing', '1', '--reason', 'x')).toBe(1);
+    expect(errors.join('')).toContain('acct_missing');
+    await run('--json', 'account', 'create', '--name', 'acme');
+    const account = JSON.parse(out.join(''));
+    expect(await run('credits', 'grant', account.id, '1.1234567', '--reason', 'x')).toBe(1);
+  });
+});
+
+describe('the installed bin', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'switchyard-cli-'));
+  });
+  afterEach(async () => rm(dataDir, { recursive: true, force: true }));
+
+  it('runs bootstrap against the embedded store named by SWITCHYARD_DATA_DIR', async () => {
+    const bin = path.resolve(import.meta.dirname, '../../bin/switchyard.js');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [bin, '--json', 'bootstrap', '--name', 'x'],
+      {
+        env: { ...process.env, SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_CONFIG: '' },
+        cwd: dataDir,
+      },
+    );
+    const result = JSON.parse(stdout);
+    expect(checkClientTokenShape(result.token)).toBe('valid');
+    const store = await openSqliteStore({ path: path.join(dataDir, 'switchyard.sqlite') });
+    try {
+      expect((await store.ledger.getBalance(result.account.id)).balance).toBe(10_000_000);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,225 @@
+import { Command, CommanderError, Option } from 'commander';
+import { permissions, tokenInterfaces, type TokenInterface } from '../auth/permissions.ts';
+import { formatCredits, parseCredits } from '../billing/micro-credits.ts';
+import { ApiError } from '../canonical/generation-error.ts';
+import type { OperatorService } from '../operator/operator-service.ts';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** `30d`, `12h` or an ISO date → epoch ms. */
+function parseExpiry(value: string, now: number): number {
+  const relative = /^(\d+)([dh])$/.exec(value);
+  if (relative) return now + Number(relative[1]) * (relative[2] === 'd' ? 86_400_000 : 3_600_000);
+  const absolute = Date.parse(value);
+  if (Number.isNaN(absolute))
+    throw new ApiError('invalid_request', `--expires: "${value}" is neither 30d/12h nor a date.`);
+  return absolute;
+}
+
+function parseAmount(value: string): number {
+  const amount = parseCredits(value);
+  if (amount === undefined)
+    throw new ApiError('invalid_request', `"${value}" is not a credit amount (e.g. 10 or 2.5).`);
+  return amount;
+}
+
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+/**
+ * The operator commands (issue 2 §4) as a pure function of argv and an OperatorService, so tests
+ * run them in-process. Returns the exit code.
+ */
+export async function runCli(
+  argv: string[],
+  operator: OperatorService,
+  io: CliIo,
+  now = Date.now,
+): Promise<number> {
+  const program = new Command('switchyard')
+    .description('Switchyard operator commands')
+    .option('--json', 'print JSON instead of text')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  const print = (value: unknown, text: string) =>
+    io.stdout(
+      `${program.opts<{ json?: boolean }>().json ? JSON.stringify(value, null, 2) : text}\n`,
+    );
+
+  const account = program.command('account').description('accounts');
+  account
+    .command('create')
+    .requiredOption('--name <name>', 'account name')
+    .option('--admin', 'administrator account (may hold connected tokens)')
+    .action(async (options: { name: string; admin?: boolean }) => {
+      const created = await operator.createAccount({
+        name: options.name,
+        isAdmin: options.admin ?? false,
+      });
+      print(created, `created account ${created.id} (${created.name})`);
+    });
+  account.command('list').action(async () => {
+    const accounts = await operator.listAccounts();
+    print(
+      accounts,
+      accounts
+        .map((item) => `${item.id}  ${item.name}${item.isAdmin ? '  (admin)' : ''}`)
+        .join('\n') || 'no accounts',
+    );
+  });
+  account
+    .command('show <account-id>')
+    .description('balance, recent ledger entries and recent usage')
+    .option('--limit <n>', 'how many recent entries', '20')
+    .action(async (accountId: string, options: { limit: string }) => {
+      const summary = await operator.accountSummary(
+        accountId,
+        Math.max(1, Number(options.limit) || 20),
+      );
+      const lines = [
+        `account   ${summary.account.id} (${summary.account.name})`,
+        `balance   ${formatCredits(summary.balance.balance)}  held ${formatCredits(summary.balance.held)}  available ${formatCredits(summary.balance.available)}`,
+        'ledger:',
+        ...summary.entries.map(
+          (entry) =>
+            `  ${new Date(entry.createdAt).toISOString()}  ${entry.kind.padEnd(10)} ${formatCredits(entry.amount).padStart(16)}  ${entry.reason}`,
+        ),
+        'usage:',
+        ...summary.usage.map(
+          (record) =>
+            `  ${new Date(record.createdAt).toISOString()}  ${record.requestId}  ${record.model}  in ${record.inputTokens} out ${record.outputTokens}  cost ${formatCredits(record.cost)}  ${record.outcome}`,
+        ),
+      ];
+      print(summary, lines.join('\n'));
+    });
+
+  const credits = program
+    .command('credits')
+    .description('credit grants and adjustments (ledger entries)');
+  for (const kind of ['grant', 'adjust'] as const) {
+    credits
+      .command(`${kind} <account-id> <amount>`)
+      .description(kind === 'grant' ? 'add credits' : 'add or take away credits (negative amount)')
+      .requiredOption('--reason <text>', 'why, recorded on the ledger entry')
+      .action(async (accountId: string, amount: string, options: { reason: string }) => {
+        const result = await operator.changeCredits({
+          accountId,
+          amount: parseAmount(amount),
+          reason: options.reason,
+          kind: kind === 'grant' ? 'grant' : 'adjustment',
+        });
+        print(
+          result,
+          `ledger entry ${result.entry.id}; balance ${formatCredits(result.balance.balance)}`,
+        );
+      });
+  }
+
+  const token = program.command('token').description('client tokens');
+  token
+    .command('create <account-id>')
+    .requiredOption('--name <name>', 'a label for the token')
+    .option('--permissions <list>', `comma-separated, of: ${permissions.join(', ')} (default: all)`)
+    .addOption(
+      new Option('--interface <interface>', 'credits or connected')
+        .choices([...tokenInterfaces])
+        .default('credits'),
+    )
+    .option('--expires <when>', 'e.g. 30d, 12h or an ISO date')
+    .option('--models <list>', 'comma-separated model ids this token may use (default: all)')
+    .action(
+      async (
+        accountId: string,
+        options: {
+          name: string;
+          permissions?: string;
+          interface: TokenInterface;
+          expires?: string;
+          models?: string;
+        },
+      ) => {
+        const created = await operator.createToken({
+          accountId,
+          name: options.name,
+          ...(options.permissions !== undefined ? { permissions: list(options.permissions) } : {}),
+          interface: options.interface,
+          expiresAt: options.expires === undefined ? null : parseExpiry(options.expires, now()),
+          allowedModels: options.models === undefined ? null : list(options.models),
+        });
+        print(
+          created,
+          `${created.token}\n(token ${created.apiKey.id}; shown once, store it now — only its hash is kept)`,
+        );
+      },
+    );
+  token
+    .command('list')
+    .option('--account <account-id>')
+    .action(async (options: { account?: string }) => {
+      const tokens = await operator.listTokens(options.account);
+      print(
+        tokens,
+        tokens
+          .map(
+            (item) =>
+              `${item.id}  ${item.displayPrefix}  ${item.accountId}  ${item.name}  ${item.interface}  ${item.disabledAt === null ? 'active' : 'disabled'}${item.expiresAt === null ? '' : `  expires ${new Date(item.expiresAt).toISOString()}`}`,
+          )
+          .join('\n') || 'no tokens',
+      );
+    });
+  token.command('disable <token-id>').action(async (tokenId: string) => {
+    const disabled = await operator.disableToken(tokenId);
+    print(disabled, `disabled ${disabled.id}`);
+  });
+
+  program
+    .command('bootstrap')
+    .description(
+      'create an account, grant it credits and print a client token: the first steps in one',
+    )
+    .requiredOption('--name <name>', 'account name')
+    .option('--credits <amount>', 'initial credits', '10')
+    .action(async (options: { name: string; credits: string }) => {
+      const created = await operator.createAccount({ name: options.name });
+      const amount = parseAmount(options.credits);
+      if (amount > 0) {
+        await operator.changeCredits({
+          accountId: created.id,
+          amount,
+          reason: 'bootstrap grant',
+          kind: 'grant',
+        });
+      }
+      const issued = await operator.createToken({
+        accountId: created.id,
+        name: `${options.name} default`,
+      });
+      print(
+        {
+          account: created,
+          credits: formatCredits(amount),
+          token: issued.token,
+          api_key: issued.apiKey,
+        },
+        `account ${created.id} with ${formatCredits(amount)} credits\n${issued.token}\n(shown once, store it now)`,
+      );
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof ApiError) {
+      io.stderr(`error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,150 @@
+import { Type, type Static } from 'typebox';
+
+const Positive = (defaultValue: number, description: string) =>
+  Type.Integer({ minimum: 1, default: defaultValue, description });
+
+export const providerKinds = ['anthropic', 'openai-chat', 'openai-responses'] as const;
+
+export const ProviderConfigSchema = Type.Object(
+  {
+    kind: Type.Union(
+      providerKinds.map((kind) => Type.Literal(kind)),
+      { description: 'Upstream wire dialect.' },
+    ),
+    baseUrl: Type.String({ minLength: 1, description: 'e.g. https://api.anthropic.com' }),
+    apiKeyEnv: Type.Optional(
+      Type.String({ minLength: 1, description: 'Name of the environment variable with the key.' }),
+    ),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    connectTimeoutMs: Positive(10_000, 'TCP/TLS connect timeout.'),
+    firstByteTimeoutMs: Positive(120_000, 'Time to the upstream response headers.'),
+    idleTimeoutMs: Positive(300_000, 'Longest silence between two body chunks.'),
+    maxConnections: Positive(256, 'Keep-alive pool size per upstream origin.'),
+  },
+  { additionalProperties: false },
+);
+
+/** Prices in credits per million tokens (1 credit = 1 USD unless configured otherwise). */
+const Price = Type.Number({ minimum: 0 });
+
+export const ModelConfigSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, description: 'Public model id clients send.' }),
+    displayName: Type.Optional(Type.String()),
+    created: Type.Optional(Type.Integer({ minimum: 0, description: 'Epoch seconds.' })),
+    ownedBy: Type.Optional(Type.String()),
+    deployments: Type.Array(
+      Type.Object(
+        {
+          provider: Type.String({ minLength: 1 }),
+          upstreamModel: Type.String({ minLength: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, description: 'Tried in order; the next one on 5xx/timeout before any byte.' },
+    ),
+    capabilities: Type.Object(
+      {
+        streaming: Type.Boolean({ default: true }),
+        tools: Type.Boolean({ default: true }),
+        vision: Type.Boolean({ default: false }),
+        reasoning: Type.Boolean({ default: false }),
+        promptCache: Type.Boolean({ default: false }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    contextWindow: Type.Integer({ minimum: 1 }),
+    maxOutputTokens: Type.Integer({ minimum: 1 }),
+    pricing: Type.Object(
+      {
+        input: Price,
+        output: Price,
+        cacheRead: Type.Optional(Price),
+        cacheWrite5m: Type.Optional(Price),
+        cacheWrite1h: Type.Optional(Price),
+      },
+      { additionalProperties: false },
+    ),
+    ignoreFields: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          'Request fields the operator allows to be ignored on cross-dialect routes of this model.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const LimitSetSchema = Type.Object(
+  {
+    requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1 })),
+    tokensPerMinute: Type.Optional(Type.Integer({ minimum: 1 })),
+    concurrentRequests: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    server: Type.Object(
+      {
+        host: Type.String({ default: '0.0.0.0' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+        bodyLimitBytes: Positive(32 * 1024 * 1024, 'Largest accepted request body.'),
+        publicBaseUrl: Type.Optional(Type.String({ minLength: 1 })),
+        shutdownGraceMs: Positive(15_000, 'How long in-flight requests may finish on SIGTERM.'),
+        logLevel: Type.Union(
+          ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) =>
+            Type.Literal(level),
+          ),
+          { default: 'info' },
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    dataDir: Type.String({ default: './data' }),
+    store: Type.Object(
+      {
+        backend: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')], {
+          default: 'sqlite',
+        }),
+        postgresUrl: Type.Optional(Type.String({ minLength: 1 })),
+        redisUrl: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    admin: Type.Object(
+      {
+        tokenEnv: Type.String({ default: 'SWITCHYARD_ADMIN_TOKEN' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    providers: Type.Record(
+      Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }),
+      ProviderConfigSchema,
+      {
+        default: {},
+      },
+    ),
+    models: Type.Array(ModelConfigSchema, { default: [] }),
+    limits: Type.Object(
+      {
+        token: Type.Optional(LimitSetSchema),
+        account: Type.Optional(LimitSetSchema),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    billing: Type.Object(
+      {
+        holdTtlSeconds: Positive(3600, 'A hold not settled by then is released by the sweeper.'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Static<typeof ConfigSchema>;
+export type ProviderConfig = Static<typeof ProviderConfigSchema>;
+export type ModelConfig = Static<typeof ModelConfigSchema>;
+export type LimitSet = Static<typeof LimitSetSchema>;

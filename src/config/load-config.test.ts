@@ -1,0 +1,105 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from './load-config.ts';
+
+const provider = { kind: 'anthropic', baseUrl: 'https://api.example.com', apiKeyEnv: 'KEY' };
+const model = {
+  id: 'm',
+  deployments: [{ provider: 'p', upstreamModel: 'u' }],
+  contextWindow: 1000,
+  maxOutputTokens: 100,
+  pricing: { input: 1, output: 2 },
+};
+
+describe('configuration', () => {
+  let directory: string;
+  beforeEach(async () => {
+    directory = await mkdtemp(path.join(tmpdir(), 'switchyard-config-'));
+  });
+  afterEach(async () => rm(directory, { recursive: true, force: true }));
+
+  it('fills defaults for an empty configuration: embedded SQLite under ./data on port 8080', () => {
+    const config = parseConfig({});
+    expect(config.server.port).toBe(8080);
+    expect(config.store.backend).toBe('sqlite');
+    expect(config.dataDir).toBe('./data');
+  });
+
+  it('fills provider defaults and model capabilities', () => {
+    const config = parseConfig({ providers: { p: provider }, models: [model] });
+    expect(config.providers.p?.firstByteTimeoutMs).toBe(120_000);
+    expect(config.models[0]?.capabilities.streaming).toBe(true);
+  });
+
+  it.each([
+    [
+      { providers: { p: provider }, models: [{ ...model, pricing: { input: 1 } }] },
+      'models[0].pricing.output',
+    ],
+    [
+      {
+        providers: { p: provider },
+        models: [{ ...model, deployments: [{ provider: 'q', upstreamModel: 'u' }] }],
+      },
+      'models[0].deployments[0].provider',
+    ],
+    [{ providers: { p: { ...provider, kind: 'gemini' } } }, 'providers.p.kind'],
+    [{ providers: { p: { ...provider, baseUrl: 'ftp://x' } } }, 'providers.p.baseUrl'],
+    [{ server: { port: 'eighty' } }, 'server.port'],
+    [{ stroe: {} }, 'stroe'],
+    [{ store: { backend: 'postgres' } }, 'store.postgresUrl'],
+    [{ providers: { p: provider }, models: [model, model] }, 'models[1].id'],
+    [
+      {
+        providers: { p: provider },
+        models: [{ ...model, pricing: { input: 0.0000001, output: 1 } }],
+      },
+      'models[0].pricing.input',
+    ],
+  ])('names the bad key %#', (raw, key) => {
+    expect(() => parseConfig(raw)).toThrow(ConfigError);
+    expect(() => parseConfig(raw)).toThrow(key);
+  });
+
+  it('reads the file named by SWITCHYARD_CONFIG and lets the environment override it', async () => {
+    const file = path.join(directory, 'config.json');
+    await writeFile(
+      file,
+      JSON.stringify({ server: { port: 9000 }, providers: { p: provider }, models: [model] }),
+    );
+    const { config, source } = loadConfig(
+      {
+        SWITCHYARD_CONFIG: file,
+        PORT: '9100',
+        SWITCHYARD_DATA_DIR: 'state',
+        SWITCHYARD_STORE: 'postgres',
+        SWITCHYARD_DATABASE_URL: 'postgres://x/y',
+      },
+      directory,
+    );
+    expect(source).toBe(file);
+    expect(config.server.port).toBe(9100);
+    expect(config.dataDir).toBe(path.join(directory, 'state'));
+    expect(config.store).toMatchObject({ backend: 'postgres', postgresUrl: 'postgres://x/y' });
+  });
+
+  it('stops on a file that is not JSON, naming the file', async () => {
+    const file = path.join(directory, 'broken.json');
+    await writeFile(file, '{ "server": ');
+    expect(() => loadConfig({ SWITCHYARD_CONFIG: file }, directory)).toThrow(file);
+  });
+
+  it('refuses a non-integer PORT', () => {
+    expect(() => loadConfig({ PORT: 'abc' }, directory)).toThrow('PORT');
+  });
+
+  it('accepts the shipped example configuration', () => {
+    const { config } = loadConfig(
+      { SWITCHYARD_CONFIG: path.resolve(import.meta.dirname, '../../switchyard.config.json') },
+      directory,
+    );
+    expect(config.models.length).toBeGreaterThan(0);
+  });
+});

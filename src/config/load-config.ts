@@ -1,0 +1,190 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
+import { ConfigSchema, ProviderConfigSchema, type Config } from './config-schema.ts';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const compiledConfigSchema = Compile(ConfigSchema);
+
+/** Turns a JSON pointer (`/models/0/pricing/input`) into the key path an operator reads. */
+function keyPath(instancePath: string, missing?: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (missing !== undefined) segments.push(missing);
+  let result = '';
+  for (const segment of segments) {
+    result += /^\d+$/.test(segment) ? `[${segment}]` : result === '' ? segment : `.${segment}`;
+  }
+  return result === '' ? '(root)' : result;
+}
+
+/**
+ * Validates a raw configuration object and fills defaults. Every problem names its key, so a
+ * bad configuration stops start-up with a message an operator can act on.
+ */
+export function parseConfig(raw: unknown): Config {
+  const withDefaults = Value.Default(ConfigSchema, Value.Clone(raw ?? {})) as Record<
+    string,
+    unknown
+  >;
+  // Defaults are not filled inside record values; providers are keyed by name.
+  const providers = withDefaults.providers;
+  if (typeof providers === 'object' && providers !== null) {
+    for (const [name, provider] of Object.entries(providers)) {
+      (providers as Record<string, unknown>)[name] = Value.Default(ProviderConfigSchema, provider);
+    }
+  }
+  if (!compiledConfigSchema.Check(withDefaults)) {
+    const problems = [...compiledConfigSchema.Errors(withDefaults)]
+      .filter((error) => error.keyword !== 'boolean')
+      .map((error) => {
+        const params = error.params as Record<string, unknown>;
+        if (error.keyword === 'required' && Array.isArray(params.requiredProperties)) {
+          return `${keyPath(error.instancePath, String(params.requiredProperties[0]))}: is required`;
+        }
+        if (
+          error.keyword === 'additionalProperties' &&
+          Array.isArray(params.additionalProperties)
+        ) {
+          return `${keyPath(error.instancePath, String(params.additionalProperties[0]))}: unknown key`;
+        }
+        return `${keyPath(error.instancePath)}: ${error.message}`;
+      });
+    throw new ConfigError(`Invalid configuration:\n  ${[...new Set(problems)].join('\n  ')}`);
+  }
+  const config = withDefaults as Config;
+  checkReferences(config);
+  return config;
+}
+
+function checkReferences(config: Config): void {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  config.models.forEach((model, modelIndex) => {
+    if (seen.has(model.id))
+      problems.push(`models[${modelIndex}].id: duplicate model id "${model.id}"`);
+    seen.add(model.id);
+    model.deployments.forEach((deployment, deploymentIndex) => {
+      if (!(deployment.provider in config.providers)) {
+        problems.push(
+          `models[${modelIndex}].deployments[${deploymentIndex}].provider: no provider named "${deployment.provider}"`,
+        );
+      }
+    });
+    for (const [kind, price] of Object.entries(model.pricing)) {
+      // Prices become integer micro-credits per million tokens; more digits would be rounded.
+      if (price !== undefined && !Number.isInteger(Math.round(price * 1e6 * 1e3) / 1e3)) {
+        problems.push(`models[${modelIndex}].pricing.${kind}: at most 6 decimal places`);
+      }
+    }
+    if (model.maxOutputTokens > model.contextWindow) {
+      problems.push(`models[${modelIndex}].maxOutputTokens: larger than contextWindow`);
+    }
+  });
+  if (config.store.backend === 'postgres' && config.store.postgresUrl === undefined) {
+    problems.push('store.postgresUrl: is required when store.backend is "postgres"');
+  }
+  for (const [name, provider] of Object.entries(config.providers)) {
+    try {
+      const url = new URL(provider.baseUrl);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    } catch {
+      problems.push(`providers.${name}.baseUrl: not an http(s) URL`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** Environment variables that override the file; the only place that reads process.env. */
+function applyEnvironment(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+  const section = (name: string): Record<string, unknown> => {
+    const value = raw[name];
+    if (typeof value === 'object' && value !== null) return value as Record<string, unknown>;
+    const created: Record<string, unknown> = {};
+    raw[name] = created;
+    return created;
+  };
+  const integer = (name: string, value: string): number => {
+    if (!/^\d+$/.test(value))
+      throw new ConfigError(`Invalid configuration:\n  ${name}: not an integer`);
+    return Number(value);
+  };
+  if (env.PORT) section('server').port = integer('PORT', env.PORT);
+  if (env.HOST) section('server').host = env.HOST;
+  if (env.SWITCHYARD_PUBLIC_BASE_URL)
+    section('server').publicBaseUrl = env.SWITCHYARD_PUBLIC_BASE_URL;
+  if (env.SWITCHYARD_LOG_LEVEL) section('server').logLevel = env.SWITCHYARD_LOG_LEVEL;
+  if (env.SWITCHYARD_DATA_DIR) raw.dataDir = env.SWITCHYARD_DATA_DIR;
+  if (env.SWITCHYARD_STORE) section('store').backend = env.SWITCHYARD_STORE;
+  if (env.SWITCHYARD_DATABASE_URL) section('store').postgresUrl = env.SWITCHYARD_DATABASE_URL;
+  if (env.SWITCHYARD_REDIS_URL) section('store').redisUrl = env.SWITCHYARD_REDIS_URL;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** The file read, or undefined when none was found and defaults apply. */
+  source: string | undefined;
+}
+
+/**
+ * Reads `SWITCHYARD_CONFIG` (or `./switchyard.config.json` when present), applies environment
+ * overrides and validates.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): LoadedConfig {
+  const explicit = env.SWITCHYARD_CONFIG === '' ? undefined : env.SWITCHYARD_CONFIG;
+  const candidate = explicit ?? path.join(cwd, 'switchyard.config.json');
+  let raw: Record<string, unknown> = {};
+  let source: string | undefined;
+  if (explicit !== undefined || existsSync(candidate)) {
+    let text: string;
+    try {
+      text = readFileSync(candidate, 'utf8');
+    } catch (error) {
+      throw new ConfigError(
+        `Cannot read configuration file ${candidate}: ${(error as Error).message}`,
+      );
+    }
+    try {
+      raw = JSON.parse(text) as Record<string, unknown>;
+    } catch (error) {
+      throw new ConfigError(
+        `Configuration file ${candidate} is not valid JSON: ${(error as Error).message}`,
+      );
+    }
+    source = candidate;
+  }
+  applyEnvironment(raw, env);
+  const config = parseConfig(raw);
+  config.dataDir = path.resolve(cwd, config.dataDir);
+  return { config, source };
+}
+
+/** The upstream key of a provider, read from the environment variable the configuration names. */
+export function readProviderKey(
+  apiKeyEnv: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (apiKeyEnv === undefined) return undefined;
+  const value = env[apiKeyEnv];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The operator credential for /api/admin, or undefined when none is configured. */
+export function readAdminToken(
+  config: Config,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const value = env[config.admin.tokenEnv];
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/authenticator.ts';
+import type { CreditLedger } from '../billing/credit-ledger.ts';
+import { priceUsage, priceWorstCase } from '../billing/price-table.ts';
+import type { CatalogModel } from '../catalog/model-catalog.ts';
+import { ApiError } from '../canonical/generation-error.ts';
+import type { Usage } from '../canonical/usage.ts';
+import type { LimitSet } from '../config/config-schema.ts';
+import type { RateLimiter, RateLimitLease } from '../limits/rate-limiter.ts';
+import type { UsageStore } from './usage-store.ts';
+
+export interface BillingDependencies {
+  ledger: CreditLedger;
+  usage: UsageStore;
+  rateLimiter: RateLimiter;
+  limits: { token?: LimitSet; account?: LimitSet };
+  holdTtlMs: number;
+  now(): number;
+}
+
+export interface SessionStart {
+  requestId: string;
+  principal: Principal;
+  model: CatalogModel;
+  surface: string;
+  estimatedInputTokens: number;
+  maxOutputTokens: number;
+}
+
+export interface SessionEnd {
+  usage: Usage | undefined;
+  deployment: string | null;
+  outcome: 'ok' | 'client_error' | 'upstream_error' | 'cancelled' | 'incomplete';
+  status: number;
+}
+
+/**
+ * The money and limits around one generation (DESIGN.md §2): admit through the rate limiter,
+ * hold the worst case, then settle the real cost (or release everything when nothing was used),
+ * free the limiter lease and leave a usage record. `end` runs once, whatever path the call takes.
+ */
+export class BillingSession {
+  readonly #dependencies: BillingDependencies;
+  readonly #start: SessionStart;
+  readonly #startedAt: number;
+  #lease: RateLimitLease | undefined;
+  #holdId: string | undefined;
+  #ended = false;
+
+  private constructor(dependencies: BillingDependencies, start: SessionStart) {
+    this.#dependencies = dependencies;
+    this.#start = start;
+    this.#startedAt = dependencies.now();
+  }
+
+  /** Admits and holds; throws 429 or 402 having changed nothing. */
+  static async open(
+    dependencies: BillingDependencies,
+    start: SessionStart,
+  ): Promise<BillingSession> {
+    const session = new BillingSession(dependencies, start);
+    await session.#admit();
+    try {
+      await session.#hold();
+    } catch (error) {
+      await session.#releaseLease(0);
+      throw error;
+    }
+    return session;
+  }
+
+  async #admit(): Promise<void> {
+    const { limits, rateLimiter, now } = this.#dependencies;
+    const { principal } = this.#start;
+    const scopes = [
+      ...(limits.token ? [{ key: `token:${principal.apiKey.id}`, ...limits.token }] : []),
+      ...(limits.account ? [{ key: `account:${principal.account.id}`, ...limits.account }] : []),
+    ];
+    if (scopes.length === 0) return;
+    const decision = await rateLimiter.acquire({
+      scopes,
+      estimatedTokens: this.#start.estimatedInputTokens + this.#start.maxOutputTokens,
+      now: now(),
+    });
+    if (!decision.ok) {
+      const subject = decision.scopeKey.startsWith('token:') ? 'token' : 'account';
+      throw new ApiError(
+        'rate_limited',
+        `Rate limit reached: ${decision.limit} per ${decision.limit === 'concurrency' ? 'moment' : 'minute'} for this ${subject}.`,
+        {
+          retryAfter: decision.retryAfterSeconds,
+        },
+      );
+    }
+    this.#lease = decision.lease;
+  }
+
+  async #hold(): Promise<void> {
+    const { ledger, now, holdTtlMs } = this.#dependencies;
+    const { principal, model } = this.#start;
+    const amount = priceWorstCase(
+      this.#start.estimatedInputTokens,
+      this.#start.maxOutputTokens,
+      model.prices,
+    );
+    const holdId = `hold_${randomUUID().replaceAll('-', '')}`;
+    const placed = await ledger.placeHold({
+      id: holdId,
+      accountId: principal.account.id,
+      amount,
+      expiresAt: now() + holdTtlMs,
+    });
+    if (!placed) {
+      const balance = await ledger.getBalance(principal.account.id);
+      throw new ApiError(
+        'insufficient_credits',
+        `The credits balance cannot cover this request: it may cost up to ${(amount / 1e6).toFixed(6)} credits and ${(Math.max(0, balance.available) / 1e6).toFixed(6)} are available. Lower max tokens or add credits.`,
+      );
+    }
+    this.#holdId = holdId;
+  }
+
+  async #releaseLease(actualTokens: number): Promise<void> {
+    if (this.#lease === undefined) return;
+    const lease = this.#lease;
+    this.#lease = undefined;
+    await this.#dependencies.rateLimiter.release(lease, {
+      actualTokens,
+      now: this.#dependencies.now(),
+    });
+  }
+
+  /** Settles and records once; later calls do nothing. Returns the micro-credits charged. */
+  async end(result: SessionEnd): Promise<number> {
+    if (this.#ended) return 0;
+    this.#ended = true;
+    const { ledger, usage: usageStore, now } = this.#dependencies;
+    const { requestId, principal, model, surface } = this.#start;
+    const usage = result.usage;
+    const cost = usage === undefined ? 0 : priceUsage(usage, model.prices);
+    if (this.#holdId !== undefined) {
+      if (cost > 0) {
+        const entry = {
+          id: `le_${randomUUID().replaceAll('-', '')}`,
+          reason: `${surface} ${model.id}`,
+          requestId,
+          createdAt: now(),
+        };
+        const settled = await ledger.settleHold(this.#holdId, { ...entry, cost });
+        // A hold the sweeper already released (a call longer than the hold's lifetime) must not
+        // make the usage free: charge it as a plain usage entry instead.
+        if (!settled) {
+          await ledger.appendEntry({
+            ...entry,
+            accountId: principal.account.id,
+            amount: -cost,
+            kind: 'usage',
+          });
+        }
+      } else {
+        await ledger.releaseHold(this.#holdId);
+      }
+    }
+    const totalTokens =
+      usage === undefined ? 0 : usage.inputTokens.total + usage.outputTokens.total;
+    await this.#releaseLease(totalTokens);
+    await usageStore.recordUsage({
+      requestId,
+      accountId: principal.account.id,
+      apiKeyId: principal.apiKey.id,
+      surface,
+      model: model.id,
+      deployment: result.deployment,
+      inputTokens: usage?.inputTokens.total ?? 0,
+      inputCacheReadTokens: usage?.inputTokens.cacheRead ?? 0,
+      inputCacheWrite5mTokens: usage?.inputTokens.cacheWrite5m ?? 0,
+      inputCacheWrite1hTokens: usage?.inputTokens.cacheWrite1h ?? 0,
+      outputTokens: usage?.outputTokens.total ?? 0,
+      reasoningTokens: usage?.outputTokens.reasoning ?? 0,
+      cost,
+      latencyMs: now() - this.#startedAt,
+      outcome: result.outcome,
+      status: result.status,
+      createdAt: now(),
+    });
+    return cost;
+  }
+}

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
+import { ApiError } from '../canonical/generation-error.ts';
+import type { OperatorService } from '../operator/operator-service.ts';
+import { parseUntrustedJson } from '../shared/parse-json.ts';
+import { errorShapeForUrl } from './error-shape.ts';
+import { createHttpMetrics, installHttpMetrics, type HttpMetrics } from './http-metrics.ts';
+import { installErrorHandling } from './install-error-handling.ts';
+import { hasCredentialInQuery, redactUrl } from './redact-url.ts';
+import { adminRoutes } from './routes/admin-routes.ts';
+import { healthRoutes } from './routes/health-routes.ts';
+import { modelRoutes } from './routes/model-routes.ts';
+import { sendError } from './send-error.ts';
+
+export interface AppDependencies {
+  catalog: ModelCatalog;
+  authenticator: Authenticator;
+  operator: OperatorService;
+  adminToken: string | undefined;
+  checkReady(): Promise<void>;
+  /** Registers further route plugins (generation, features) inside the app. */
+  routes?: Array<(app: FastifyInstance) => Promise<void>>;
+  metrics?: HttpMetrics;
+}
+
+export interface AppOptions {
+  bodyLimitBytes: number;
+  /** pino options or an instance; `false` for none. */
+  logger: FastifyServerOptions['logger'];
+  /** Collect process metrics (only one app per process should). */
+  processMetrics?: boolean;
+}
+
+export const contractVersion = '1.0.0';
+
+/** pino redaction: credential headers never reach a log line, whatever a serializer does. */
+export const redactedLogPaths = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+];
+
+/** The app factory: builds and never listens (STYLE.md §7); tests use `inject()`. */
+export async function buildApp(
+  dependencies: AppDependencies,
+  options: AppOptions,
+): Promise<FastifyInstance> {
+  const logger =
+    options.logger === false || options.logger === undefined
+      ? false
+      : {
+          ...(typeof options.logger === 'object' ? options.logger : {}),
+          redact: redactedLogPaths,
+          serializers: {
+            req(request: { method: string; url: string; id: string }) {
+              return { method: request.method, url: redactUrl(request.url), requestId: request.id };
+            },
+          },
+        };
+  const app = Fastify({
+    logger,
+    bodyLimit: options.bodyLimitBytes,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    // Streams may run for minutes; the upstream timeouts bound them, not the server.
+    requestTimeout: 0,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: {
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: 'array',
+        useDefaults: true,
+        allErrors: false,
+      },
+    },
+  });
+
+  installErrorHandling(app);
+
+  // JSON bodies only; a wrong content type is 415 (Fastify would otherwise parse text/plain).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    ['application/json', /^application\/[\w.+-]*\+json$/],
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      if (body === '') {
+        done(new ApiError('invalid_json', 'The JSON body is empty.'), undefined);
+        return;
+      }
+      try {
+        done(null, parseUntrustedJson(body as string));
+      } catch (error) {
+        done(
+          new ApiError('invalid_json', `Malformed JSON body: ${(error as Error).message}.`),
+          undefined,
+        );
+      }
+    },
+  );
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('request-id', request.id);
+    reply.header('x-request-id', request.id);
+    // spec §5.4: a token never travels in a URL; refuse it before anything reads it.
+    if (hasCredentialInQuery(request.query)) {
+      return sendError(
+        reply,
+        new ApiError('credential_in_query').toGenerationError(),
+        errorShapeForUrl(request.url),
+      );
+    }
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchyard client API',
+        version: contractVersion,
+        description:
+          'Model-routing gateway: message, responses and chat-completions dialects paid from a credits balance.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+  });
+
+  const metrics =
+    dependencies.metrics ?? createHttpMetrics({ processMetrics: options.processMetrics ?? false });
+  installHttpMetrics(app, metrics);
+
+  await app.register(healthRoutes, { checkReady: dependencies.checkReady });
+  await app.register(modelRoutes, {
+    catalog: dependencies.catalog,
+    authenticator: dependencies.authenticator,
+  });
+  await app.register(adminRoutes, {
+    operator: dependencies.operator,
+    authenticator: dependencies.authenticator,
+    adminToken: dependencies.adminToken,
+  });
+  for (const routes of dependencies.routes ?? []) await app.register(routes);
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.ready();
+  return app;
+}

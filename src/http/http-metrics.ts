@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface HttpMetrics {
+  registry: Registry;
+  requests: Counter<'method' | 'route' | 'status'>;
+  duration: Histogram<'method' | 'route'>;
+}
+
+export function createHttpMetrics(options: { processMetrics: boolean }): HttpMetrics {
+  const registry = new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'switchyard_' });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'switchyard_http_requests_total',
+      help: 'HTTP requests by route template and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'switchyard_http_request_duration_seconds',
+      help: 'Time to the end of the response, streams included.',
+      labelNames: ['method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers: [registry],
+    }),
+  };
+}
+
+export function installHttpMetrics(app: FastifyInstance, metrics: HttpMetrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    // The route template, never the raw URL: bounded label cardinality and no secrets.
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

@@ -1,0 +1,60 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError } from '../canonical/generation-error.ts';
+import { errorShapeForUrl } from './error-shape.ts';
+import { sendError } from './send-error.ts';
+
+/** Maps Fastify's own failures (parsing, validation, limits) onto the error catalogue. */
+function toApiError(error: FastifyError): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation !== undefined) {
+    const context = error.validationContext ?? 'body';
+    const problems = error.validation.map((issue) => {
+      const where = `${context}${issue.instancePath.replaceAll('/', '.')}`;
+      const params = issue.params as Record<string, unknown>;
+      if (issue.keyword === 'required')
+        return `${where}.${String(params.missingProperty)} is required`;
+      if (issue.keyword === 'additionalProperties') {
+        return `${where}.${String(params.additionalProperty)} is not allowed`;
+      }
+      return `${where} ${issue.message ?? 'is invalid'}`;
+    });
+    return new ApiError('invalid_request', `Invalid request: ${problems.join('; ')}.`);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('request_too_large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'unsupported_media_type',
+        'Unsupported content type; send the body as application/json.',
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_json', 'The JSON body is empty.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_json', `Malformed JSON body: ${error.message}`);
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError)
+    return new ApiError('invalid_json', `Malformed JSON body: ${error.message}`);
+  if (error.statusCode === 413) return new ApiError('request_too_large');
+  if (error.statusCode === 415) return new ApiError('unsupported_media_type');
+  if (error.statusCode === 400) return new ApiError('invalid_request', error.message);
+  return new ApiError('internal');
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, apiError.toGenerationError(), errorShapeForUrl(request.url));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const error = new ApiError(
+      'not_found',
+      `No route ${request.method} ${request.url.split('?')[0]}.`,
+    );
+    return sendError(reply, error.toGenerationError(), errorShapeForUrl(request.url));
+  });
+}

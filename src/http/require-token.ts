@@ -1,0 +1,29 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Authenticator, Principal } from '../auth/authenticator.ts';
+import { readCredential } from '../auth/authenticator.ts';
+import type { Permission, TokenInterface } from '../auth/permissions.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+/**
+ * A preHandler that authenticates the client token for a route (spec §4, §5). With `optional`,
+ * a request without any credential passes unauthenticated (the public model list), but a
+ * credential that is sent must be valid.
+ */
+export function requireToken(
+  authenticator: Authenticator,
+  permission: Permission,
+  options: { interface?: TokenInterface; optional?: boolean; now?: () => number } = {},
+): preHandlerAsyncHookHandler {
+  const requirement = { permission, interface: options.interface ?? 'credits' };
+  const now = options.now ?? Date.now;
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
+    const token = readCredential(request.headers);
+    if (token === undefined && options.optional === true) return;
+    request.principal = await authenticator.authenticate(token, requirement, now());
+  };
+}

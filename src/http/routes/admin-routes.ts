@@ -1,0 +1,194 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Authenticator } from '../../auth/authenticator.ts';
+import { tokenInterfaces, type TokenInterface } from '../../auth/permissions.ts';
+import { formatCredits, parseCredits } from '../../billing/micro-credits.ts';
+import { ApiError } from '../../canonical/generation-error.ts';
+import type { OperatorService } from '../../operator/operator-service.ts';
+
+export interface AdminRouteDependencies {
+  operator: OperatorService;
+  authenticator: Authenticator;
+  /** The operator credential; undefined disables the admin API. */
+  adminToken: string | undefined;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function checkAdmin(request: FastifyRequest, adminDigest: Buffer | undefined): void {
+  if (adminDigest === undefined) {
+    throw new ApiError(
+      'admin_unauthorized',
+      'The admin API is disabled: set the admin token environment variable.',
+    );
+  }
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  // Equal-length digests make the comparison constant-time whatever the input length.
+  if (!match || !timingSafeEqual(digest(match[1] as string), adminDigest)) {
+    throw new ApiError('admin_unauthorized');
+  }
+}
+
+const hidden = { hide: true };
+
+/** The operator commands over HTTP (issue 2 §4): same use cases as the CLI. */
+export async function adminRoutes(
+  app: FastifyInstance,
+  dependencies: AdminRouteDependencies,
+): Promise<void> {
+  const { operator, authenticator } = dependencies;
+  const adminDigest =
+    dependencies.adminToken === undefined ? undefined : digest(dependencies.adminToken);
+  app.addHook('preHandler', async (request) => checkAdmin(request, adminDigest));
+
+  app.post(
+    '/api/admin/accounts',
+    {
+      schema: {
+        ...hidden,
+        body: Type.Object(
+          { name: Type.String({ minLength: 1 }), is_admin: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { name: string; is_admin?: boolean };
+      const account = await operator.createAccount({
+        name: body.name,
+        isAdmin: body.is_admin ?? false,
+      });
+      return reply.code(201).send(account);
+    },
+  );
+
+  app.get('/api/admin/accounts', { schema: hidden }, async () => ({
+    data: await operator.listAccounts(),
+  }));
+
+  app.get('/api/admin/accounts/:account_id', { schema: hidden }, async (request) => {
+    const { account_id: accountId } = request.params as { account_id: string };
+    const { limit } = request.query as { limit?: string };
+    const summary = await operator.accountSummary(
+      accountId,
+      limit === undefined ? 20 : Math.min(200, Math.max(1, Number(limit) || 20)),
+    );
+    return {
+      account: summary.account,
+      balance: {
+        balance: formatCredits(summary.balance.balance),
+        held: formatCredits(summary.balance.held),
+        available: formatCredits(summary.balance.available),
+        balance_micro: summary.balance.balance,
+        held_micro: summary.balance.held,
+        available_micro: summary.balance.available,
+      },
+      ledger: summary.entries,
+      usage: summary.usage,
+    };
+  });
+
+  app.post(
+    '/api/admin/accounts/:account_id/credits',
+    {
+      schema: {
+        ...hidden,
+        body: Type.Object(
+          {
+            amount: Type.String({
+              minLength: 1,
+              description: 'Decimal credits, e.g. "10" or "-2.5".',
+            }),
+            reason: Type.String({ minLength: 1 }),
+            kind: Type.Optional(Type.Union([Type.Literal('grant'), Type.Literal('adjustment')])),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const { account_id: accountId } = request.params as { account_id: string };
+      const body = request.body as {
+        amount: string;
+        reason: string;
+        kind?: 'grant' | 'adjustment';
+      };
+      const amount = parseCredits(body.amount);
+      if (amount === undefined) {
+        throw new ApiError(
+          'invalid_request',
+          'amount must be a decimal number of credits with at most 6 decimals.',
+        );
+      }
+      const result = await operator.changeCredits({
+        accountId,
+        amount,
+        reason: body.reason,
+        kind: body.kind ?? (amount < 0 ? 'adjustment' : 'grant'),
+      });
+      return reply.code(201).send({
+        entry: result.entry,
+        balance: formatCredits(result.balance.balance),
+        available: formatCredits(result.balance.available),
+      });
+    },
+  );
+
+  app.post(
+    '/api/admin/accounts/:account_id/tokens',
+    {
+      schema: {
+        ...hidden,
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1 }),
+            permissions: Type.Optional(Type.Array(Type.String())),
+            interface: Type.Optional(
+              Type.Union(tokenInterfaces.map((value) => Type.Literal(value))),
+            ),
+            expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+            allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const { account_id: accountId } = request.params as { account_id: string };
+      const body = request.body as {
+        name: string;
+        permissions?: string[];
+        interface?: TokenInterface;
+        expires_at?: string;
+        allowed_models?: string[];
+      };
+      const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
+      if (expiresAt !== null && Number.isNaN(expiresAt))
+        throw new ApiError('invalid_request', 'expires_at is not a date.');
+      const created = await operator.createToken({
+        accountId,
+        name: body.name,
+        ...(body.permissions !== undefined ? { permissions: body.permissions } : {}),
+        ...(body.interface !== undefined ? { interface: body.interface } : {}),
+        expiresAt,
+        allowedModels: body.allowed_models ?? null,
+      });
+      return reply.code(201).send({ token: created.token, api_key: created.apiKey });
+    },
+  );
+
+  app.get('/api/admin/tokens', { schema: hidden }, async (request) => {
+    const { account_id: accountId } = request.query as { account_id?: string };
+    return { data: await operator.listTokens(accountId) };
+  });
+
+  app.post('/api/admin/tokens/:token_id/disable', { schema: hidden }, async (request) => {
+    const { token_id: tokenId } = request.params as { token_id: string };
+    const apiKey = await operator.disableToken(tokenId);
+    authenticator.forget(apiKey.id);
+    return apiKey;
+  });
+}

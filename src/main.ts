@@ -1,0 +1,63 @@
+import { composeGateway } from './compose.ts';
+import { ConfigError, loadConfig } from './config/load-config.ts';
+
+/** Process entry: configuration → composition → listen → graceful shutdown. */
+async function main(): Promise<void> {
+  let loaded;
+  try {
+    loaded = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+  const { config, source } = loaded;
+  const gateway = await composeGateway(config, {
+    logger: { level: config.server.logLevel },
+    processMetrics: true,
+  });
+  const { app } = gateway;
+  app.log.info(
+    {
+      config: source ?? '(defaults)',
+      store: config.store.backend,
+      dataDir: config.dataDir,
+      models: config.models.length,
+    },
+    'configuration loaded',
+  );
+
+  const accounts = await gateway.store.accounts.listAccounts();
+  if (accounts.length === 0) {
+    app.log.info(
+      'Empty database. Create the first account, credits and client token with: npm run cli -- bootstrap --name <your-name> --credits 10',
+    );
+  }
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const deadline = setTimeout(() => {
+      app.log.warn('grace period over; exiting with requests still open');
+      process.exit(1);
+    }, config.server.shutdownGraceMs);
+    deadline.unref();
+    gateway.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  await app.listen({ host: config.server.host, port: config.server.port });
+}
+
+await main();

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { Account, AccountStore } from '../auth/account-store.ts';
+import type { ApiKeyRecord, ApiKeyStore } from '../auth/api-key-store.ts';
+import { generateClientToken } from '../auth/client-token.ts';
+import {
+  isPermission,
+  permissions,
+  type Permission,
+  type TokenInterface,
+} from '../auth/permissions.ts';
+import type { Balance, CreditLedger, LedgerEntry } from '../billing/credit-ledger.ts';
+import { ApiError } from '../canonical/generation-error.ts';
+import type { UsageRecord, UsageStore } from '../generation/usage-store.ts';
+
+export interface OperatorStores {
+  accounts: AccountStore;
+  apiKeys: ApiKeyStore;
+  ledger: CreditLedger;
+  usage: UsageStore;
+}
+
+export interface CreateTokenInput {
+  accountId: string;
+  name: string;
+  permissions?: string[];
+  interface?: TokenInterface;
+  expiresAt?: number | null;
+  allowedModels?: string[] | null;
+}
+
+export interface AccountSummary {
+  account: Account;
+  balance: Balance;
+  entries: LedgerEntry[];
+  usage: UsageRecord[];
+}
+
+/** Public view of a key: never the hash. */
+export type ApiKeyView = Omit<ApiKeyRecord, 'hash'>;
+
+export function viewApiKey(record: ApiKeyRecord): ApiKeyView {
+  const { hash: _hash, ...view } = record;
+  return view;
+}
+
+/**
+ * The operator's use cases, shared by the CLI and the admin HTTP API so both do exactly the same
+ * thing. Every credit change is a ledger entry with a reason.
+ */
+export class OperatorService {
+  readonly #stores: OperatorStores;
+  readonly #now: () => number;
+
+  constructor(stores: OperatorStores, now: () => number = Date.now) {
+    this.#stores = stores;
+    this.#now = now;
+  }
+
+  async createAccount(input: { name: string; isAdmin?: boolean }): Promise<Account> {
+    const name = input.name.trim();
+    if (name === '') throw new ApiError('invalid_request', 'An account needs a name.');
+    const account: Account = {
+      id: `acct_${randomUUID().replaceAll('-', '')}`,
+      name,
+      isAdmin: input.isAdmin ?? false,
+      createdAt: this.#now(),
+    };
+    await this.#stores.accounts.createAccount(account);
+    return account;
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return this.#stores.accounts.listAccounts();
+  }
+
+  async requireAccount(accountId: string): Promise<Account> {
+    const account = await this.#stores.accounts.getAccount(accountId);
+    if (account === undefined) throw new ApiError('not_found', `No account "${accountId}".`);
+    return account;
+  }
+
+  /** Grants (positive) or adjusts (either sign) credits; amount in micro-credits. */
+  async changeCredits(input: {
+    accountId: string;
+    amount: number;
+    reason: string;
+    kind: 'grant' | 'adjustment';
+  }): Promise<{ entry: LedgerEntry; balance: Balance }> {
+    await this.requireAccount(input.accountId);
+    if (!Number.isSafeInteger(input.amount) || input.amount === 0) {
+      throw new ApiError('invalid_request', 'The amount must be a non-zero number of credits.');
+    }
+    if (input.kind === 'grant' && input.amount < 0) {
+      throw new ApiError(
+        'invalid_request',
+        'A grant must be positive; use an adjustment to take credits away.',
+      );
+    }
+    const reason = input.reason.trim();
+    if (reason === '') throw new ApiError('invalid_request', 'Every credit change needs a reason.');
+    const entry: LedgerEntry = {
+      id: `le_${randomUUID().replaceAll('-', '')}`,
+      accountId: input.accountId,
+      amount: input.amount,
+      kind: input.kind,
+      reason,
+      requestId: null,
+      createdAt: this.#now(),
+    };
+    await this.#stores.ledger.appendEntry(entry);
+    return { entry, balance: await this.#stores.ledger.getBalance(input.accountId) };
+  }
+
+  /** Creates a client token; the token text is returned here once and never stored. */
+  async createToken(input: CreateTokenInput): Promise<{ token: string; apiKey: ApiKeyView }> {
+    const account = await this.requireAccount(input.accountId);
+    const requested = input.permissions ?? [...permissions];
+    const unknown = requested.filter((permission) => !isPermission(permission));
+    if (unknown.length > 0) {
+      throw new ApiError(
+        'invalid_request',
+        `Unknown permission(s): ${unknown.join(', ')}. Known: ${permissions.join(', ')}.`,
+      );
+    }
+    const tokenInterface = input.interface ?? 'credits';
+    if (tokenInterface === 'connected' && !account.isAdmin) {
+      // spec §1: capabilities that use connected providers are administrator-only.
+      throw new ApiError(
+        'invalid_request',
+        'Only administrator accounts may hold "connected" tokens.',
+      );
+    }
+    if (
+      input.expiresAt !== undefined &&
+      input.expiresAt !== null &&
+      input.expiresAt <= this.#now()
+    ) {
+      throw new ApiError('invalid_request', 'The expiry must be in the future.');
+    }
+    const issued = generateClientToken();
+    const record: ApiKeyRecord = {
+      id: `key_${randomUUID().replaceAll('-', '')}`,
+      accountId: account.id,
+      name: input.name.trim() || 'token',
+      hash: issued.hash,
+      displayPrefix: issued.displayPrefix,
+      permissions: [...new Set(requested)] as Permission[],
+      interface: tokenInterface,
+      allowedModels:
+        input.allowedModels && input.allowedModels.length > 0 ? input.allowedModels : null,
+      expiresAt: input.expiresAt ?? null,
+      disabledAt: null,
+      createdAt: this.#now(),
+    };
+    await this.#stores.apiKeys.insertApiKey(record);
+    return { token: issued.token, apiKey: viewApiKey(record) };
+  }
+
+  async listTokens(accountId?: string): Promise<ApiKeyView[]> {
+    return (await this.#stores.apiKeys.listApiKeys(accountId)).map(viewApiKey);
+  }
+
+  async disableToken(apiKeyId: string): Promise<ApiKeyView> {
+    const disabled = await this.#stores.apiKeys.disableApiKey(apiKeyId, this.#now());
+    if (!disabled) throw new ApiError('not_found', `No token "${apiKeyId}".`);
+    const record = await this.#stores.apiKeys.getApiKey(apiKeyId);
+    if (record === undefined) throw new ApiError('not_found', `No token "${apiKeyId}".`);
+    return viewApiKey(record);
+  }
+
+  async accountSummary(accountId: string, limit = 20): Promise<AccountSummary> {
+    const account = await this.requireAccount(accountId);
+    const [balance, entries, usage] = await Promise.all([
+      this.#stores.ledger.getBalance(accountId),
+      this.#stores.ledger.listEntries(accountId, limit),
+      this.#stores.usage.listUsage(accountId, limit),
+    ]);
+    return { account, balance, entries, usage };
+  }
+}

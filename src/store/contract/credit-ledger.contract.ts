@@ -1,0 +1,313 @@
+import { describe, expect, it } from 'vitest';
+
+import type { LedgerEntry } from '../../billing/credit-ledger.ts';
+import type { Store } from '../store.ts';
+import { createTestAccount, uniqueId } from './store-contract-fixtures.ts';
+import { useContractStore } from './use-contract-store.ts';
+
+/** Far enough ahead that no test's expiry sweep (which uses small clock values) touches it. */
+const openUntil = () => Date.now() + 3_600_000;
+
+export function describeCreditLedgerContract(name: string, openStore: () => Promise<Store>): void {
+  describe(`CreditLedger contract (${name})`, () => {
+    const store = useContractStore(openStore);
+
+    function entry(accountId: string, amount: number, overrides: Partial<LedgerEntry> = {}) {
+      return {
+        id: uniqueId('entry'),
+        accountId,
+        amount,
+        kind: 'grant',
+        reason: 'contract test',
+        requestId: null,
+        createdAt: Date.now(),
+        ...overrides,
+      } satisfies LedgerEntry;
+    }
+
+    async function fundedAccount(amount: number): Promise<string> {
+      const account = await createTestAccount(store());
+      await store().ledger.appendEntry(entry(account.id, amount));
+      return account.id;
+    }
+
+    function hold(accountId: string, amount: number, expiresAt = openUntil()) {
+      return { id: uniqueId('hold'), accountId, amount, expiresAt };
+    }
+
+    function usage(cost: number) {
+      return {
+        id: uniqueId('entry'),
+        reason: 'generation',
+        requestId: uniqueId('request'),
+        createdAt: Date.now(),
+        cost,
+      };
+    }
+
+    it('adds grants to the balance', async () => {
+      const accountId = await fundedAccount(1_500_000);
+      await store().ledger.appendEntry(entry(accountId, 250_000));
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 1_750_000,
+        held: 0,
+        available: 1_750_000,
+      });
+    });
+
+    it('reports a zero balance for an account without entries', async () => {
+      const account = await createTestAccount(store());
+      expect(await store().ledger.getBalance(account.id)).toEqual({
+        balance: 0,
+        held: 0,
+        available: 0,
+      });
+    });
+
+    it('refuses entries and holds for an account that does not exist', async () => {
+      const missingAccountId = uniqueId('account');
+      await expect(store().ledger.appendEntry(entry(missingAccountId, 100))).rejects.toThrow();
+      expect(await store().ledger.placeHold(hold(missingAccountId, 1))).toBe(false);
+      expect(await store().ledger.listEntries(missingAccountId, 10)).toEqual([]);
+    });
+
+    it('subtracts a negative adjustment', async () => {
+      const accountId = await fundedAccount(500);
+      await store().ledger.appendEntry(entry(accountId, -200, { kind: 'adjustment' }));
+      expect(await store().ledger.getBalance(accountId)).toMatchObject({
+        balance: 300,
+        available: 300,
+      });
+    });
+
+    it('refuses amounts that are not whole micro-credits', async () => {
+      const accountId = await fundedAccount(1_000);
+      await expect(store().ledger.appendEntry(entry(accountId, 0.5))).rejects.toThrow(RangeError);
+      await expect(store().ledger.placeHold(hold(accountId, 1.5))).rejects.toThrow(RangeError);
+      await expect(store().ledger.placeHold(hold(accountId, -10))).rejects.toThrow(RangeError);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 1_000,
+        held: 0,
+        available: 1_000,
+      });
+    });
+
+    it('fails rather than round a balance beyond Number.MAX_SAFE_INTEGER', async () => {
+      const accountId = await fundedAccount(Number.MAX_SAFE_INTEGER);
+      expect((await store().ledger.getBalance(accountId)).balance).toBe(Number.MAX_SAFE_INTEGER);
+      await store().ledger.appendEntry(entry(accountId, 1));
+      await expect(store().ledger.getBalance(accountId)).rejects.toThrow(RangeError);
+    });
+
+    it('lists entries newest first, within the limit, with every field', async () => {
+      const account = await createTestAccount(store());
+      const oldest = entry(account.id, 100, { createdAt: 1_000 });
+      const middle = entry(account.id, -40, {
+        kind: 'adjustment',
+        reason: 'refund reversal',
+        createdAt: 2_000,
+      });
+      const newest = entry(account.id, 7, { requestId: 'request-7', createdAt: 3_000 });
+      // Written out of time order: the listing follows createdAt, not insertion.
+      for (const item of [middle, newest, oldest]) await store().ledger.appendEntry(item);
+
+      expect(await store().ledger.listEntries(account.id, 10)).toEqual([newest, middle, oldest]);
+      expect(await store().ledger.listEntries(account.id, 2)).toEqual([newest, middle]);
+    });
+
+    it('lists entries of the same millisecond in the order they were written, newest first', async () => {
+      const account = await createTestAccount(store());
+      const first = entry(account.id, 1, { createdAt: 5_000 });
+      const second = entry(account.id, 2, { createdAt: 5_000 });
+      await store().ledger.appendEntry(first);
+      await store().ledger.appendEntry(second);
+      expect((await store().ledger.listEntries(account.id, 10)).map((item) => item.id)).toEqual([
+        second.id,
+        first.id,
+      ]);
+    });
+
+    it('keeps a hold out of the available balance', async () => {
+      const accountId = await fundedAccount(1_000);
+      expect(await store().ledger.placeHold(hold(accountId, 300))).toBe(true);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 1_000,
+        held: 300,
+        available: 700,
+      });
+    });
+
+    it('refuses a hold the available balance cannot cover and reserves nothing', async () => {
+      const accountId = await fundedAccount(1_000);
+      expect(await store().ledger.placeHold(hold(accountId, 600))).toBe(true);
+      const refused = hold(accountId, 401);
+      expect(await store().ledger.placeHold(refused)).toBe(false);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 1_000,
+        held: 600,
+        available: 400,
+      });
+      // The refused hold does not exist, so it cannot be settled later.
+      expect(await store().ledger.settleHold(refused.id, usage(1))).toBe(false);
+      expect(await store().ledger.placeHold(hold(accountId, 400))).toBe(true);
+    });
+
+    it('refuses a hold at an account that was never funded', async () => {
+      const account = await createTestAccount(store());
+      expect(await store().ledger.placeHold(hold(account.id, 1))).toBe(false);
+      expect((await store().ledger.getBalance(account.id)).held).toBe(0);
+    });
+
+    it('settles by charging the cost and freeing the rest of the hold', async () => {
+      const accountId = await fundedAccount(1_000);
+      const placed = hold(accountId, 400);
+      await store().ledger.placeHold(placed);
+      const charge = usage(150);
+
+      expect(await store().ledger.settleHold(placed.id, charge)).toBe(true);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 850,
+        held: 0,
+        available: 850,
+      });
+      const [latest] = await store().ledger.listEntries(accountId, 1);
+      expect(latest).toEqual({
+        id: charge.id,
+        accountId,
+        amount: -150,
+        kind: 'usage',
+        reason: charge.reason,
+        requestId: charge.requestId,
+        createdAt: charge.createdAt,
+      });
+    });
+
+    it('settles a cost above the hold, leaving a negative balance that refuses new holds', async () => {
+      const accountId = await fundedAccount(100);
+      const placed = hold(accountId, 80);
+      await store().ledger.placeHold(placed);
+      expect(await store().ledger.settleHold(placed.id, usage(130))).toBe(true);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: -30,
+        held: 0,
+        available: -30,
+      });
+      expect(await store().ledger.placeHold(hold(accountId, 0))).toBe(false);
+    });
+
+    it('settles a hold only once', async () => {
+      const accountId = await fundedAccount(1_000);
+      const placed = hold(accountId, 400);
+      await store().ledger.placeHold(placed);
+      expect(await store().ledger.settleHold(placed.id, usage(150))).toBe(true);
+      expect(await store().ledger.settleHold(placed.id, usage(150))).toBe(false);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 850,
+        held: 0,
+        available: 850,
+      });
+      const usageEntries = (await store().ledger.listEntries(accountId, 10)).filter(
+        (item) => item.kind === 'usage',
+      );
+      expect(usageEntries).toHaveLength(1);
+    });
+
+    it('settles a hold only once when two settlements race', async () => {
+      const accountId = await fundedAccount(1_000);
+      const placed = hold(accountId, 400);
+      await store().ledger.placeHold(placed);
+      const outcomes = await Promise.all([
+        store().ledger.settleHold(placed.id, usage(100)),
+        store().ledger.settleHold(placed.id, usage(100)),
+      ]);
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 900,
+        held: 0,
+        available: 900,
+      });
+    });
+
+    it('releases a hold without charging', async () => {
+      const accountId = await fundedAccount(1_000);
+      const placed = hold(accountId, 400);
+      await store().ledger.placeHold(placed);
+      const entriesBefore = await store().ledger.listEntries(accountId, 10);
+
+      expect(await store().ledger.releaseHold(placed.id)).toBe(true);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 1_000,
+        held: 0,
+        available: 1_000,
+      });
+      expect(await store().ledger.listEntries(accountId, 10)).toEqual(entriesBefore);
+      expect(await store().ledger.releaseHold(placed.id)).toBe(false);
+    });
+
+    it('refuses to release a settled hold or settle a released one', async () => {
+      const accountId = await fundedAccount(1_000);
+      const settled = hold(accountId, 300);
+      const released = hold(accountId, 200);
+      await store().ledger.placeHold(settled);
+      await store().ledger.placeHold(released);
+      await store().ledger.settleHold(settled.id, usage(100));
+      await store().ledger.releaseHold(released.id);
+
+      expect(await store().ledger.releaseHold(settled.id)).toBe(false);
+      expect(await store().ledger.settleHold(released.id, usage(100))).toBe(false);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 900,
+        held: 0,
+        available: 900,
+      });
+    });
+
+    it('returns false for holds that never existed', async () => {
+      expect(await store().ledger.releaseHold(uniqueId('hold'))).toBe(false);
+      expect(await store().ledger.settleHold(uniqueId('hold'), usage(1))).toBe(false);
+    });
+
+    it('releases only the open holds that expired before now', async () => {
+      const firstAccountId = await fundedAccount(1_000);
+      const secondAccountId = await fundedAccount(1_000);
+      const expired = hold(firstAccountId, 100, 10_000);
+      const alsoExpired = hold(secondAccountId, 200, 10_500);
+      const expiresExactlyNow = hold(firstAccountId, 300, 11_000);
+      const settledBeforeExpiry = hold(secondAccountId, 50, 10_000);
+      const live = hold(firstAccountId, 400);
+      for (const item of [expired, alsoExpired, expiresExactlyNow, settledBeforeExpiry, live]) {
+        expect(await store().ledger.placeHold(item)).toBe(true);
+      }
+      await store().ledger.settleHold(settledBeforeExpiry.id, usage(50));
+
+      expect(await store().ledger.releaseExpiredHolds(11_000)).toBe(2);
+      expect(await store().ledger.getBalance(firstAccountId)).toEqual({
+        balance: 1_000,
+        held: 700,
+        available: 300,
+      });
+      expect(await store().ledger.getBalance(secondAccountId)).toEqual({
+        balance: 950,
+        held: 0,
+        available: 950,
+      });
+      expect(await store().ledger.settleHold(expired.id, usage(10))).toBe(false);
+      expect(await store().ledger.releaseExpiredHolds(11_000)).toBe(0);
+      expect(await store().ledger.settleHold(expiresExactlyNow.id, usage(10))).toBe(true);
+    });
+
+    it('grants exactly the holds the balance covers when 50 arrive at once', async () => {
+      const amount = 1_234;
+      const accountId = await fundedAccount(amount * 10);
+      const outcomes = await Promise.all(
+        Array.from({ length: 50 }, () => store().ledger.placeHold(hold(accountId, amount))),
+      );
+      expect(outcomes.filter(Boolean)).toHaveLength(10);
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: amount * 10,
+        held: amount * 10,
+        available: 0,
+      });
+    });
+  });
+}

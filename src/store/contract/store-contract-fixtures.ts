@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+
+import type { Account } from '../../auth/account-store.ts';
+import type { Store } from '../store.ts';
+
+/** Contract suites share one store per suite, so every test works on ids of its own. */
+export function uniqueId(prefix: string): string {
+  return `${prefix}_${randomUUID()}`;
+}
+
+export async function createTestAccount(
+  store: Store,
+  overrides: Partial<Account> = {},
+): Promise<Account> {
+  const account: Account = {
+    id: uniqueId('account'),
+    name: 'Contract test account',
+    isAdmin: false,
+    createdAt: Date.now(),
+    ...overrides,
+  };
+  await store.accounts.createAccount(account);
+  return account;
+}

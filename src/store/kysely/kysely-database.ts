@@ -1,0 +1,92 @@
+import type { Generated } from 'kysely';
+
+import type { LedgerEntryKind } from '../../billing/credit-ledger.ts';
+
+/**
+ * Table types shared by the SQLite and PostgreSQL adapters. Money is integer micro-credits and
+ * times are epoch milliseconds (DESIGN.md §2 "Money"); both come back as JS numbers on either
+ * dialect (PostgreSQL int8 through a checked type parser).
+ */
+export type StoreDialect = 'sqlite' | 'postgres';
+
+export type HoldStatus = 'open' | 'settled' | 'released';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  /** 0 or 1: one representation that both dialects bind and compare the same way. */
+  is_admin: number;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  hash: string;
+  display_prefix: string;
+  /** JSON array of permission labels. */
+  permissions: string;
+  interface: string;
+  /** JSON array of public model ids, or null for every model. */
+  allowed_models: string | null;
+  expires_at: number | null;
+  disabled_at: number | null;
+  created_at: number;
+}
+
+export interface LedgerEntriesTable {
+  /** Insertion order, so entries written in the same millisecond still list newest first. */
+  sequence: Generated<number>;
+  id: string;
+  account_id: string;
+  amount: number;
+  kind: LedgerEntryKind;
+  reason: string;
+  request_id: string | null;
+  created_at: number;
+}
+
+export interface BalancesTable {
+  account_id: string;
+  balance: number;
+  held: number;
+}
+
+export interface HoldsTable {
+  id: string;
+  account_id: string;
+  amount: number;
+  status: HoldStatus;
+  expires_at: number;
+}
+
+export interface UsageRecordsTable {
+  sequence: Generated<number>;
+  request_id: string;
+  account_id: string;
+  api_key_id: string;
+  surface: string;
+  model: string;
+  deployment: string | null;
+  input_tokens: number;
+  input_cache_read_tokens: number;
+  input_cache_write_5m_tokens: number;
+  input_cache_write_1h_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cost: number;
+  latency_ms: number;
+  outcome: string;
+  status: number;
+  created_at: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  ledger_entries: LedgerEntriesTable;
+  balances: BalancesTable;
+  holds: HoldsTable;
+  usage_records: UsageRecordsTable;
+}

@@ -1,0 +1,71 @@
+import type { Kysely, Selectable } from 'kysely';
+
+import type { UsageRecord, UsageStore } from '../../generation/usage-store.ts';
+import type { Database, UsageRecordsTable } from './kysely-database.ts';
+
+export class KyselyUsageStore implements UsageStore {
+  readonly #database: Kysely<Database>;
+
+  constructor(database: Kysely<Database>) {
+    this.#database = database;
+  }
+
+  async recordUsage(record: UsageRecord): Promise<void> {
+    await this.#database
+      .insertInto('usage_records')
+      .values({
+        request_id: record.requestId,
+        account_id: record.accountId,
+        api_key_id: record.apiKeyId,
+        surface: record.surface,
+        model: record.model,
+        deployment: record.deployment,
+        input_tokens: record.inputTokens,
+        input_cache_read_tokens: record.inputCacheReadTokens,
+        input_cache_write_5m_tokens: record.inputCacheWrite5mTokens,
+        input_cache_write_1h_tokens: record.inputCacheWrite1hTokens,
+        output_tokens: record.outputTokens,
+        reasoning_tokens: record.reasoningTokens,
+        cost: record.cost,
+        latency_ms: record.latencyMs,
+        outcome: record.outcome,
+        status: record.status,
+        created_at: record.createdAt,
+      })
+      .execute();
+  }
+
+  async listUsage(accountId: string, limit: number): Promise<UsageRecord[]> {
+    const rows = await this.#database
+      .selectFrom('usage_records')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('sequence', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(decodeUsageRecord);
+  }
+}
+
+function decodeUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
+  return {
+    requestId: row.request_id,
+    accountId: row.account_id,
+    apiKeyId: row.api_key_id,
+    surface: row.surface,
+    model: row.model,
+    deployment: row.deployment,
+    inputTokens: row.input_tokens,
+    inputCacheReadTokens: row.input_cache_read_tokens,
+    inputCacheWrite5mTokens: row.input_cache_write_5m_tokens,
+    inputCacheWrite1hTokens: row.input_cache_write_1h_tokens,
+    outputTokens: row.output_tokens,
+    reasoningTokens: row.reasoning_tokens,
+    cost: row.cost,
+    latencyMs: row.latency_ms,
+    outcome: row.outcome,
+    status: row.status,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,50 @@
+import { Migrator } from 'kysely';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+
+import type { Database, StoreDialect } from './kysely-database.ts';
+import { createStoreTablesMigration } from './migration-0001-create-store-tables.ts';
+
+/**
+ * Migrations live in code, not in a folder read at run time, so a bundled or installed
+ * gateway carries them. Names sort in the order they must run.
+ */
+export function createStoreMigrationProvider(dialect: StoreDialect): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return {
+        '0001_create_store_tables': createStoreTablesMigration(dialect),
+      };
+    },
+  };
+}
+
+export interface MigrateStoreOptions {
+  /**
+   * Where Kysely keeps its migration bookkeeping tables. Required on PostgreSQL: without it
+   * Kysely looks for them in every schema and may find another schema's copy.
+   */
+  migrationTableSchema?: string;
+}
+
+/** Applies every pending migration; throws the first failure. */
+export async function migrateStoreToLatest(
+  database: Kysely<Database>,
+  dialect: StoreDialect,
+  options: MigrateStoreOptions = {},
+): Promise<void> {
+  const migrator = new Migrator({
+    db: database,
+    provider: createStoreMigrationProvider(dialect),
+    ...(options.migrationTableSchema === undefined
+      ? {}
+      : { migrationTableSchema: options.migrationTableSchema }),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new Error(
+      `Store migration ${failed?.migrationName ?? '(before any migration ran)'} failed`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+
+describe('GET /openapi.json (spec §9)', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({
+      providers: { up: { kind: 'anthropic', baseUrl: 'http://127.0.0.1:9' } },
+      models: [testModel('m', 'up')],
+    });
+  });
+  afterAll(async () => gateway.close());
+
+  it('is a valid OpenAPI 3.1 document, contract version 1.0.0', async () => {
+    const response = await gateway.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('carries the operationId of each landed route and hides the admin API', async () => {
+    const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const operationIds = Object.values(
+      document.paths as Record<string, Record<string, { operationId?: string }>>,
+    )
+      .flatMap((operations) => Object.values(operations).map((operation) => operation.operationId))
+      .filter((id) => id !== undefined);
+    expect(operationIds).toContain('listModels');
+    expect(Object.keys(document.paths).some((path) => path.startsWith('/api/admin'))).toBe(false);
+  });
+});
