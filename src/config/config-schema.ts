@@ -3,12 +3,10 @@ import { Type, type Static } from 'typebox';
 const Positive = (defaultValue: number, description: string) =>
   Type.Integer({ minimum: 1, default: defaultValue, description });
 
-export const providerKinds = ['anthropic', 'openai-chat', 'openai-responses'] as const;
-
 export const ProviderConfigSchema = Type.Object(
   {
     kind: Type.Union(
-      providerKinds.map((kind) => Type.Literal(kind)),
+      [Type.Literal('anthropic'), Type.Literal('openai-chat'), Type.Literal('openai-responses')],
       { description: 'Upstream wire dialect.' },
     ),
     baseUrl: Type.String({ minLength: 1, description: 'e.g. https://api.anthropic.com' }),

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
@@ -85,20 +90,22 @@ export async function buildApp(
   // JSON bodies only; a wrong content type is 415 (Fastify would otherwise parse text/plain).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
-    ['application/json', /^application\/[\w.+-]*\+json$/],
+    /^application\/([\w.+-]*\+)?json\s*(;.*)?$/i,
     { parseAs: 'string' },
-    (_request, body, done) => {
-      if (body === '') {
-        done(new ApiError('invalid_json', 'The JSON body is empty.'), undefined);
+    (
+      _request: FastifyRequest,
+      body: string | Buffer,
+      done: (error: Error | null, value?: unknown) => void,
+    ) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text === '') {
+        done(new ApiError('invalid_json', 'The JSON body is empty.'));
         return;
       }
       try {
-        done(null, parseUntrustedJson(body as string));
+        done(null, parseUntrustedJson(text));
       } catch (error) {
-        done(
-          new ApiError('invalid_json', `Malformed JSON body: ${(error as Error).message}.`),
-          undefined,
-        );
+        done(new ApiError('invalid_json', `Malformed JSON body: ${(error as Error).message}.`));
       }
     },
   );

@@ -36,7 +36,10 @@ export interface ProviderCodec {
    * Encodes the call for the upstream. Issues name, by the canonical field (`topK`,
    * `messages[3].content[1]`), what this upstream cannot carry.
    */
-  encodeRequest(call: GenerationCall, options: ProviderRequestOptions): CodecResult<Record<string, unknown>>;
+  encodeRequest(
+    call: GenerationCall,
+    options: ProviderRequestOptions,
+  ): CodecResult<Record<string, unknown>>;
   /**
    * Decodes a non-streamed upstream body (lenient: unknown fields are ignored, not fatal). The
    * call is there for context, e.g. to map shortened tool names back to the client's names.

@@ -12,7 +12,7 @@ describe('client token authentication (spec §5)', () => {
   });
   afterAll(async () => gateway.close());
 
-  const listModels = (headers: Record<string, string>, url = '/v1/models') =>
+  const listModels = (headers: Record<string, string | undefined>, url = '/v1/models') =>
     gateway.app.inject({ method: 'GET', url, headers });
 
   it('accepts the token in x-api-key and in Authorization: Bearer', async () => {

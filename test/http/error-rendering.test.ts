@@ -67,3 +67,23 @@ describe('error rendering (spec §2.1, §7)', () => {
     expect(response.headers['x-request-id']).toBe(response.headers['request-id']);
   });
 });
+
+describe('JSON content types', () => {
+  it('accepts application/json with a charset parameter', async () => {
+    const gateway = await startTestGateway();
+    try {
+      const response = await gateway.app.inject({
+        method: 'POST',
+        url: '/api/admin/accounts',
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          'content-type': 'application/json; charset=utf-8',
+        },
+        payload: JSON.stringify({ name: 'x' }),
+      });
+      expect(response.statusCode).toBe(201);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

@@ -20,12 +20,10 @@ export async function healthRoutes(
       return { status: 'ready' };
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed');
-      return reply
-        .code(503)
-        .send({
-          status: 'not_ready',
-          error: { type: 'overloaded_error', message: 'A store is unreachable.' },
-        });
+      return reply.code(503).send({
+        status: 'not_ready',
+        error: { type: 'overloaded_error', message: 'A store is unreachable.' },
+      });
     }
   });
 }

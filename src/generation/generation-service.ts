@@ -1,0 +1,345 @@
+import type { Principal } from '../auth/authenticator.ts';
+import type { CatalogModel, Deployment, ModelCatalog } from '../catalog/model-catalog.ts';
+import type { GenerationCall, TranslationIssue } from '../canonical/generation-call.ts';
+import { ApiError } from '../canonical/generation-error.ts';
+import type {
+  ProviderCodec,
+  ProviderKind,
+  ProviderRequestOptions,
+} from '../providers/provider-codec.ts';
+import { mapUpstreamStatus } from '../providers/shared/map-upstream-failure.ts';
+import {
+  isTransportFailure,
+  type UpstreamPools,
+  type UpstreamResponse,
+} from '../providers/shared/upstream-pool.ts';
+import type { SurfaceCodec, SurfaceName } from '../surfaces/surface-codec.ts';
+import { BillingSession, type BillingDependencies } from './billing-session.ts';
+import { detectRequiredCapabilities } from './detect-required-capabilities.ts';
+import { estimateInputTokens } from './estimate-input-tokens.ts';
+import type { PassthroughAdapter } from './passthrough-adapter.ts';
+import { readPromptCacheMode } from './prompt-cache-mode.ts';
+import { relayStream, translateStream, type StreamContext } from './relay-stream.ts';
+import { mintResponseId } from './surface-response-id.ts';
+import { buildUpstreamHeaders } from './upstream-headers.ts';
+import { readJsonAnswer } from './read-json-answer.ts';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+export interface GenerationDependencies {
+  catalog: ModelCatalog;
+  pools: UpstreamPools;
+  billing: BillingDependencies;
+  providers: Record<ProviderKind, ProviderCodec>;
+  passthrough: Record<SurfaceName, PassthroughAdapter>;
+  /** The upstream key of a provider (read from its configured environment variable). */
+  providerKey(providerId: string): string | undefined;
+  now(): number;
+}
+
+export interface GenerationInput {
+  surface: SurfaceCodec;
+  body: Record<string, unknown>;
+  bodyBytes: number;
+  principal: Principal;
+  headers: Headers;
+  requestId: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export type GenerationReply =
+  | { kind: 'json'; headers: Record<string, string>; body: string }
+  | { kind: 'stream'; headers: Record<string, string>; events: AsyncGenerator<string> };
+
+const sameDialectProvider: Record<SurfaceName, ProviderKind> = {
+  messages: 'anthropic',
+  chat: 'openai-chat',
+  responses: 'openai-responses',
+};
+
+/** An attempt's request, built per deployment because deployments may speak other dialects. */
+interface PlannedAttempt {
+  deployment: Deployment;
+  sameDialect: boolean;
+  body: Record<string, unknown>;
+  call: GenerationCall | undefined;
+  dropUsageChunk: boolean;
+}
+
+function describeIssues(issues: TranslationIssue[], model: string, route: string): string {
+  const listed = issues.map((issue) => `${issue.path} (${issue.reason})`).join('; ');
+  return `The route ${route} for model "${model}" cannot represent: ${listed}.`;
+}
+
+/** Issues whose field the operator allowed to be ignored for this model (DESIGN.md §1). */
+function splitIgnored(
+  issues: TranslationIssue[],
+  model: CatalogModel,
+): { kept: TranslationIssue[]; ignored: string[] } {
+  const kept: TranslationIssue[] = [];
+  const ignored: string[] = [];
+  for (const issue of issues) {
+    const topLevel = issue.path.split(/[.[]/)[0] ?? issue.path;
+    if (model.ignoreFields.has(issue.path) || model.ignoreFields.has(topLevel))
+      ignored.push(issue.path);
+    else kept.push(issue);
+  }
+  return { kept, ignored };
+}
+
+function requestedMaxOutput(
+  surface: SurfaceName,
+  body: Record<string, unknown>,
+): number | undefined {
+  const value =
+    surface === 'messages'
+      ? body.max_tokens
+      : surface === 'responses'
+        ? body.max_output_tokens
+        : (body.max_completion_tokens ?? body.max_tokens);
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/**
+ * The text-generation use case (DESIGN.md §2): decode → resolve model → capability check →
+ * rate limit → hold → provider call with fallback before the first byte → meter → settle → encode.
+ */
+export class GenerationService {
+  readonly #dependencies: GenerationDependencies;
+
+  constructor(dependencies: GenerationDependencies) {
+    this.#dependencies = dependencies;
+  }
+
+  async generate(input: GenerationInput): Promise<GenerationReply> {
+    const { catalog } = this.#dependencies;
+    const { surface, body, principal } = input;
+    const modelId = String(body.model);
+    const model = catalog.get(modelId);
+    if (model === undefined) {
+      throw new ApiError(
+        'unknown_model',
+        `Unknown model "${modelId}". Call GET /v1/models and use an exact model id from it.`,
+      );
+    }
+    const allowed = principal.apiKey.allowedModels;
+    if (allowed !== null && !allowed.includes(model.id)) {
+      throw new ApiError('model_not_allowed', `This token may not use the model "${model.id}".`);
+    }
+    const promptCache = readPromptCacheMode(input.headers);
+    this.#checkCapabilities(surface.name, body, model);
+    const stream = body.stream === true;
+
+    const maxOutputTokens = Math.min(
+      requestedMaxOutput(surface.name, body) ?? model.maxOutputTokens,
+      model.maxOutputTokens,
+    );
+    const options: ProviderRequestOptions = {
+      upstreamModel: '',
+      promptCache,
+      defaultMaxOutputTokens: model.maxOutputTokens,
+    };
+    const { attempts, ignored } = this.#planAttempts(surface, body, model, options);
+
+    const session = await BillingSession.open(this.#dependencies.billing, {
+      requestId: input.requestId,
+      principal,
+      model,
+      surface: surface.name,
+      estimatedInputTokens: estimateInputTokens(input.bodyBytes, model.contextWindow),
+      maxOutputTokens,
+    });
+
+    const upstreamAbort = new AbortController();
+    const onClientGone = () => upstreamAbort.abort();
+    input.signal.addEventListener('abort', onClientGone, { once: true });
+    let answered: { attempt: PlannedAttempt; response: UpstreamResponse };
+    try {
+      answered = await this.#callWithFallback(
+        attempts,
+        input.headers,
+        stream,
+        upstreamAbort.signal,
+      );
+    } catch (error) {
+      input.signal.removeEventListener('abort', onClientGone);
+      const status = error instanceof ApiError ? error.status : 500;
+      await session.end({
+        usage: undefined,
+        deployment: null,
+        outcome: input.signal.aborted ? 'cancelled' : 'upstream_error',
+        status,
+      });
+      throw error;
+    }
+
+    const { attempt, response } = answered;
+    const headers: Record<string, string> = {};
+    if (ignored.length > 0) headers['x-switchyard-ignored-fields'] = ignored.join(', ');
+    const context: StreamContext = {
+      surface,
+      encodeContext: {
+        responseId: mintResponseId(surface.name),
+        model: model.id,
+        createdAt: Math.floor(this.#dependencies.now() / 1000),
+      },
+      session,
+      deployment: attempt.deployment.label,
+      abort: () => upstreamAbort.abort(),
+      cleanup: () => input.signal.removeEventListener('abort', onClientGone),
+    };
+
+    if (!stream) {
+      const body = await readJsonAnswer({
+        response,
+        context,
+        sameDialect: attempt.sameDialect,
+        passthrough: this.#dependencies.passthrough[surface.name],
+        provider: this.#dependencies.providers[attempt.deployment.provider.kind],
+        call: attempt.call,
+      });
+      return { kind: 'json', headers: { ...headers, 'content-type': 'application/json' }, body };
+    }
+    headers['content-type'] = 'text/event-stream; charset=utf-8';
+    headers['cache-control'] = 'no-cache';
+    const events = attempt.sameDialect
+      ? relayStream(
+          response,
+          context,
+          this.#dependencies.passthrough[surface.name],
+          attempt.dropUsageChunk,
+        )
+      : translateStream(
+          response,
+          context,
+          this.#dependencies.providers[attempt.deployment.provider.kind],
+          attempt.call as GenerationCall,
+        );
+    return { kind: 'stream', headers, events };
+  }
+
+  #checkCapabilities(
+    surface: SurfaceName,
+    body: Record<string, unknown>,
+    model: CatalogModel,
+  ): void {
+    const required = detectRequiredCapabilities(surface, body);
+    const missing = (Object.keys(required) as Array<keyof typeof required>).filter(
+      (capability) => required[capability] && !model.capabilities[capability],
+    );
+    if (missing.length > 0) {
+      const names: Record<string, string> = {
+        streaming: 'streaming',
+        tools: 'tools',
+        vision: 'image input',
+        reasoning: 'reasoning',
+      };
+      throw new ApiError(
+        'unsupported_capability',
+        `The model "${model.id}" does not support ${missing.map((capability) => names[capability]).join(', ')}.`,
+      );
+    }
+  }
+
+  /**
+   * Builds the request for every deployment up front. The first deployment's translation issues
+   * are the client's answer (400); a later deployment that cannot carry the request is skipped,
+   * never sent a reduced request.
+   */
+  #planAttempts(
+    surface: SurfaceCodec,
+    body: Record<string, unknown>,
+    model: CatalogModel,
+    baseOptions: ProviderRequestOptions,
+  ): { attempts: PlannedAttempt[]; ignored: string[] } {
+    const attempts: PlannedAttempt[] = [];
+    let decoded: { call: GenerationCall; issues: TranslationIssue[] } | undefined;
+    let ignored: string[] = [];
+    model.deployments.forEach((deployment, index) => {
+      const options = { ...baseOptions, upstreamModel: deployment.upstreamModel };
+      const kind = deployment.provider.kind;
+      if (kind === sameDialectProvider[surface.name]) {
+        const prepared = this.#dependencies.passthrough[surface.name].prepare(body, options);
+        attempts.push({
+          deployment,
+          sameDialect: true,
+          body: prepared.body,
+          call: undefined,
+          dropUsageChunk: prepared.dropUsageChunk ?? false,
+        });
+        return;
+      }
+      if (decoded === undefined) {
+        const result = surface.decodeRequest(body);
+        decoded = { call: result.value, issues: result.issues };
+      }
+      const encoded = this.#dependencies.providers[kind].encodeRequest(decoded.call, options);
+      const split = splitIgnored([...decoded.issues, ...encoded.issues], model);
+      if (split.kept.length > 0) {
+        if (index === 0) {
+          throw new ApiError(
+            'unrepresentable_field',
+            describeIssues(split.kept, model.id, `${surface.name} → ${kind}`),
+            {
+              details: { model: model.id, route: `${surface.name} → ${kind}`, issues: split.kept },
+            },
+          );
+        }
+        return;
+      }
+      if (index === 0) ignored = split.ignored;
+      attempts.push({
+        deployment,
+        sameDialect: false,
+        body: encoded.value,
+        call: decoded.call,
+        dropUsageChunk: false,
+      });
+    });
+    return { attempts, ignored };
+  }
+
+  /** DESIGN.md §2: retries and fallbacks only before the first byte reaches the client. */
+  async #callWithFallback(
+    attempts: PlannedAttempt[],
+    clientHeaders: Headers,
+    stream: boolean,
+    signal: AbortSignal,
+  ): Promise<{ attempt: PlannedAttempt; response: UpstreamResponse }> {
+    const { pools, providers, providerKey, now } = this.#dependencies;
+    let lastError: ApiError = new ApiError('upstream_error');
+    let rateLimited: ApiError | undefined;
+    for (const attempt of attempts) {
+      const { provider, providerId } = attempt.deployment;
+      try {
+        const response = await pools.send(provider, {
+          path: providers[provider.kind].path,
+          headers: buildUpstreamHeaders(provider, providerKey(providerId), clientHeaders, {
+            sameDialect: attempt.sameDialect,
+            stream,
+          }),
+          body: JSON.stringify(attempt.body),
+          signal,
+        });
+        if (response.statusCode < 400) return { attempt, response };
+        const text = await response.body.text();
+        const failure = mapUpstreamStatus(response.statusCode, response.headers, text, now());
+        if (failure.error.code === 'upstream_rate_limited') rateLimited = failure.error;
+        lastError = failure.error;
+        if (!failure.retryable) throw failure.error;
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        if (signal.aborted)
+          throw new ApiError('upstream_error', 'The client went away.', { status: 499 });
+        if (!isTransportFailure(error)) throw error;
+        lastError = new ApiError(
+          'upstream_error',
+          `The upstream could not be reached or read: ${(error as Error).message}`,
+        );
+      }
+    }
+    // An upstream 429 keeps its status and retry-after once every deployment was tried.
+    throw rateLimited ?? lastError;
+  }
+}

@@ -1,0 +1,35 @@
+import type { FinishReason } from '../canonical/finish-reason.ts';
+import type { Usage } from '../canonical/usage.ts';
+import type { ProviderRequestOptions, UpstreamEvent } from '../providers/provider-codec.ts';
+
+/** Reads usage off a relayed stream without decoding it into canonical parts. */
+export interface UsageTap {
+  observe(event: UpstreamEvent): void;
+  /** What the upstream reported so far (input may be known before output). */
+  usage(): Usage | undefined;
+  finishReason(): FinishReason | undefined;
+  /** Whether the upstream's own end-of-response event was seen. */
+  completed(): boolean;
+}
+
+export interface PreparedPassthrough {
+  body: Record<string, unknown>;
+  /**
+   * Chat only: the gateway asked the upstream for a usage chunk the client did not ask for;
+   * relaying must drop that chunk so the client sees exactly its own dialect.
+   */
+  dropUsageChunk?: boolean;
+}
+
+/**
+ * The same-dialect fast path of one dialect (DESIGN.md §1): the client's body with the gateway's
+ * own changes only, and a cheap usage tap for the relayed answer.
+ */
+export interface PassthroughAdapter {
+  prepare(body: Record<string, unknown>, options: ProviderRequestOptions): PreparedPassthrough;
+  createUsageTap(): UsageTap;
+  /** Usage and finish of a non-streamed upstream body. */
+  readResultUsage(body: unknown): { usage: Usage; finishReason?: FinishReason } | undefined;
+  /** True for the chat usage-only chunk (`choices: []`) that `dropUsageChunk` removes. */
+  isUsageOnlyEvent?(event: UpstreamEvent): boolean;
+}

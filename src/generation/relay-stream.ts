@@ -1,0 +1,165 @@
+import type { GenerationCall } from '../canonical/generation-call.ts';
+import { ApiError } from '../canonical/generation-error.ts';
+import type { FinishReason } from '../canonical/finish-reason.ts';
+import type { StreamPart } from '../canonical/stream-part.ts';
+import { usageFromParts, type Usage } from '../canonical/usage.ts';
+import type { ProviderCodec } from '../providers/provider-codec.ts';
+import { readUpstreamEvents } from '../providers/shared/read-upstream-events.ts';
+import { isTimeout, type UpstreamResponse } from '../providers/shared/upstream-pool.ts';
+import type { SurfaceCodec, SurfaceEncodeContext } from '../surfaces/surface-codec.ts';
+import type { BillingSession, SessionEnd } from './billing-session.ts';
+import type { PassthroughAdapter } from './passthrough-adapter.ts';
+import { serializeSurfaceEvent, serializeUpstreamEvent } from './serialize-sse.ts';
+
+export interface StreamContext {
+  surface: SurfaceCodec;
+  encodeContext: SurfaceEncodeContext;
+  session: BillingSession;
+  deployment: string;
+  abort(): void;
+  cleanup(): void;
+}
+
+/**
+ * A stream cut short is billed for what was delivered (issue 3): the upstream's own numbers
+ * where it gave them, else the prompt as reported at the start plus the delivered output at
+ * about four characters a token.
+ */
+function deliveredUsage(
+  reported: Usage | undefined,
+  deliveredCharacters: number,
+): Usage | undefined {
+  const estimatedOutput = Math.ceil(deliveredCharacters / 4);
+  if (reported === undefined) {
+    return estimatedOutput === 0
+      ? undefined
+      : usageFromParts({ noCache: 0, output: estimatedOutput });
+  }
+  if (reported.outputTokens.total >= estimatedOutput) return reported;
+  return { ...reported, outputTokens: { ...reported.outputTokens, total: estimatedOutput } };
+}
+
+function streamFailure(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isTimeout(error))
+    return new ApiError(
+      'upstream_error',
+      'The upstream went silent for longer than the idle timeout.',
+    );
+  return new ApiError('upstream_error', `The upstream stream broke: ${(error as Error).message}`);
+}
+
+async function finish(context: StreamContext, end: SessionEnd): Promise<void> {
+  context.cleanup();
+  await context.session.end(end);
+}
+
+/** Same dialect: relay each upstream event as it is, reading usage on the way. */
+export async function* relayStream(
+  response: UpstreamResponse,
+  context: StreamContext,
+  adapter: PassthroughAdapter,
+  dropUsageChunk: boolean,
+): AsyncGenerator<string> {
+  const tap = adapter.createUsageTap();
+  let outcome: SessionEnd['outcome'] = 'cancelled';
+  try {
+    for await (const event of readUpstreamEvents(response.body)) {
+      tap.observe(event);
+      if (dropUsageChunk && adapter.isUsageOnlyEvent?.(event) === true) continue;
+      yield serializeUpstreamEvent(event);
+    }
+    if (tap.completed()) {
+      outcome = 'ok';
+    } else {
+      outcome = 'incomplete';
+      const encoder = context.surface.createStreamEncoder(context.encodeContext);
+      const error = new ApiError(
+        'upstream_error',
+        'The upstream stream ended before the response was complete.',
+      );
+      for (const event of encoder.encode({ type: 'error', error: error.toGenerationError() }))
+        yield serializeSurfaceEvent(event);
+    }
+  } catch (error) {
+    outcome = 'upstream_error';
+    const encoder = context.surface.createStreamEncoder(context.encodeContext);
+    for (const event of encoder.encode({
+      type: 'error',
+      error: streamFailure(error).toGenerationError(),
+    })) {
+      yield serializeSurfaceEvent(event);
+    }
+  } finally {
+    if (outcome !== 'ok') context.abort();
+    await finish(context, {
+      usage: outcome === 'ok' ? tap.usage() : deliveredUsage(tap.usage(), 0),
+      deployment: context.deployment,
+      outcome,
+      status: 200,
+    });
+  }
+}
+
+function countDelivered(part: StreamPart): number {
+  switch (part.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+    case 'tool-input-delta':
+      return part.delta.length;
+    default:
+      return 0;
+  }
+}
+
+/** Cross dialect: upstream events → canonical parts → client dialect events. */
+export async function* translateStream(
+  response: UpstreamResponse,
+  context: StreamContext,
+  provider: ProviderCodec,
+  call: GenerationCall,
+): AsyncGenerator<string> {
+  const decoder = provider.createStreamDecoder(call);
+  const encoder = context.surface.createStreamEncoder(context.encodeContext);
+  let usage: Usage | undefined;
+  let finishReason: FinishReason | undefined;
+  let failed = false;
+  let delivered = 0;
+  let outcome: SessionEnd['outcome'] = 'cancelled';
+  const render = function* (parts: StreamPart[]): Generator<string> {
+    for (const part of parts) {
+      delivered += countDelivered(part);
+      if (part.type === 'response-start' && part.usage !== undefined) usage = part.usage;
+      if (part.type === 'finish') {
+        usage = part.usage;
+        finishReason = part.finishReason;
+      }
+      if (part.type === 'error') failed = true;
+      for (const event of encoder.encode(part)) yield serializeSurfaceEvent(event);
+    }
+  };
+  try {
+    for await (const event of readUpstreamEvents(response.body)) {
+      yield* render(decoder.push(event));
+    }
+    yield* render(decoder.end());
+    for (const event of encoder.end()) yield serializeSurfaceEvent(event);
+    outcome = failed ? 'upstream_error' : finishReason === undefined ? 'incomplete' : 'ok';
+  } catch (error) {
+    outcome = 'upstream_error';
+    for (const event of encoder.encode({
+      type: 'error',
+      error: streamFailure(error).toGenerationError(),
+    })) {
+      yield serializeSurfaceEvent(event);
+    }
+  } finally {
+    if (outcome !== 'ok') context.abort();
+    await finish(context, {
+      usage: outcome === 'ok' ? usage : deliveredUsage(usage, delivered),
+      deployment: context.deployment,
+      outcome,
+      status: 200,
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import type { ProviderConfig } from '../config/config-schema.ts';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+const defaultAnthropicVersion = '2023-06-01';
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/**
+ * Headers for an upstream call: the provider's credential in its own scheme, the configured
+ * extra headers, and — towards a message-style upstream — the client's version and beta headers
+ * (CLIENTS.md: Claude Code's `anthropic-beta` list must reach the upstream).
+ */
+export function buildUpstreamHeaders(
+  provider: ProviderConfig,
+  apiKey: string | undefined,
+  clientHeaders: Headers,
+  options: { sameDialect: boolean; stream: boolean },
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: options.stream ? 'text/event-stream' : 'application/json',
+    ...provider.headers,
+  };
+  if (provider.kind === 'anthropic') {
+    if (apiKey !== undefined) headers['x-api-key'] = apiKey;
+    headers['anthropic-version'] =
+      (options.sameDialect ? single(clientHeaders['anthropic-version']) : undefined) ??
+      defaultAnthropicVersion;
+    const beta = single(clientHeaders['anthropic-beta']);
+    if (options.sameDialect && beta !== undefined) headers['anthropic-beta'] = beta;
+  } else if (apiKey !== undefined) {
+    headers.authorization = `Bearer ${apiKey}`;
+  }
+  return headers;
+}

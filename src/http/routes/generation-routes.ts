@@ -1,0 +1,132 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import type { Authenticator } from '../../auth/authenticator.ts';
+import type { CountTokensService } from '../../generation/count-tokens-service.ts';
+import type { GenerationService } from '../../generation/generation-service.ts';
+import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
+import { requireToken } from '../require-token.ts';
+
+export interface GenerationRouteDependencies {
+  authenticator: Authenticator;
+  generation: GenerationService;
+  countTokens: CountTokensService;
+  surfaces: { messages: SurfaceCodec; responses: SurfaceCodec; chat: SurfaceCodec };
+  schemas: {
+    messagesRequest: TSchema;
+    messageResponse: TSchema;
+    countTokensRequest: TSchema;
+    countTokensResponse: TSchema;
+    responsesRequest: TSchema;
+    responseObject: TSchema;
+    chatRequest: TSchema;
+    chatResponse: TSchema;
+  };
+}
+
+/** Aborts the upstream call when the client disconnects before the answer is complete. */
+function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  request.raw.on('aborted', () => controller.abort());
+  return controller.signal;
+}
+
+/** POST /v1/messages, /v1/responses (+ /responses), /v1/chat/completions (+ /chat/completions). */
+export async function generationRoutes(
+  app: FastifyInstance,
+  dependencies: GenerationRouteDependencies,
+): Promise<void> {
+  const { authenticator, generation, surfaces, schemas } = dependencies;
+  const inference = requireToken(authenticator, 'inference:create');
+
+  const handler =
+    (surface: SurfaceCodec) => async (request: FastifyRequest, reply: FastifyReply) => {
+      const reply_ = await generation.generate({
+        surface,
+        body: request.body as Record<string, unknown>,
+        bodyBytes:
+          Number(request.headers['content-length'] ?? 0) || JSON.stringify(request.body).length,
+        principal: request.principal as NonNullable<FastifyRequest['principal']>,
+        headers: request.headers,
+        requestId: request.id,
+        signal: clientGoneSignal(request, reply),
+      });
+      reply.headers(reply_.headers);
+      if (reply_.kind === 'json') return reply.code(200).send(reply_.body);
+      return reply.code(200).send(Readable.from(reply_.events, { objectMode: false }));
+    };
+
+  const route = (
+    url: string,
+    surface: SurfaceCodec,
+    operationId: string | undefined,
+    body: TSchema,
+    response: TSchema,
+  ) =>
+    app.post(
+      url,
+      {
+        preHandler: inference,
+        schema: {
+          ...(operationId === undefined ? { hide: true } : { operationId }),
+          body,
+          response: { 200: response },
+        },
+        // Bodies are validated on the way in; answers are relayed as produced, not re-serialised.
+        serializerCompiler: () => (data) =>
+          typeof data === 'string' ? data : JSON.stringify(data),
+      },
+      handler(surface),
+    );
+
+  route(
+    '/v1/messages',
+    surfaces.messages,
+    'createMessage',
+    schemas.messagesRequest,
+    schemas.messageResponse,
+  );
+  route(
+    '/v1/responses',
+    surfaces.responses,
+    'createResponse',
+    schemas.responsesRequest,
+    schemas.responseObject,
+  );
+  route(
+    '/responses',
+    surfaces.responses,
+    undefined,
+    schemas.responsesRequest,
+    schemas.responseObject,
+  );
+  route(
+    '/v1/chat/completions',
+    surfaces.chat,
+    'createChatCompletion',
+    schemas.chatRequest,
+    schemas.chatResponse,
+  );
+  route('/chat/completions', surfaces.chat, undefined, schemas.chatRequest, schemas.chatResponse);
+
+  app.post(
+    '/v1/messages/count_tokens',
+    {
+      preHandler: requireToken(authenticator, 'inference:inspect'),
+      schema: {
+        operationId: 'countMessageTokens',
+        body: schemas.countTokensRequest,
+        response: { 200: schemas.countTokensResponse },
+      },
+    },
+    async (request) =>
+      dependencies.countTokens.count({
+        body: request.body as Record<string, unknown>,
+        principal: request.principal as NonNullable<FastifyRequest['principal']>,
+        headers: request.headers,
+      }),
+  );
+}
