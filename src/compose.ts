@@ -9,6 +9,39 @@ import { openPostgresStore } from './store/postgres/open-postgres-store.ts';
 import { openSqliteStore } from './store/sqlite/open-sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import path from 'node:path';
+import { Redis } from 'ioredis';
+import { readProviderKey } from './config/load-config.ts';
+import { CountTokensService } from './generation/count-tokens-service.ts';
+import { dialectPassthroughAdapters } from './generation/dialect-passthrough-adapters.ts';
+import { GenerationService } from './generation/generation-service.ts';
+import { generationRoutes } from './http/routes/generation-routes.ts';
+import { MemoryRateLimiter } from './limits/memory-rate-limiter.ts';
+import type { RateLimiter } from './limits/rate-limiter.ts';
+import { anthropicProvider } from './providers/anthropic/anthropic-provider.ts';
+import { anthropicCountTokensPath } from './providers/anthropic/convert-to-anthropic-count-tokens-request.ts';
+import { openAIChatProvider } from './providers/openai-chat/openai-chat-provider.ts';
+import {
+  convertToOpenAIInputTokensRequest,
+  openAIResponsesInputTokensPath,
+} from './providers/openai-responses/convert-to-openai-input-tokens-request.ts';
+import { openAIResponsesProvider } from './providers/openai-responses/openai-responses-provider.ts';
+import { UpstreamPools } from './providers/shared/upstream-pool.ts';
+import { RedisRateLimiter } from './store/redis/redis-rate-limiter.ts';
+import { chatSurface } from './surfaces/chat/chat-surface.ts';
+import { messagesSurface } from './surfaces/messages/messages-surface.ts';
+import { responsesSurface } from './surfaces/responses/responses-surface.ts';
+import { chatRequestSchema } from './wire/chat/chat-request-schema.ts';
+import { chatResponseSchema } from './wire/chat/chat-response-schema.ts';
+import {
+  countTokensRequestSchema,
+  messagesRequestSchema,
+} from './wire/messages/messages-request-schema.ts';
+import {
+  countTokensResponseSchema,
+  messageResponseSchema,
+} from './wire/messages/messages-response-schema.ts';
+import { responseObjectSchema } from './wire/responses/responses-object-schema.ts';
+import { responsesRequestSchema } from './wire/responses/responses-request-schema.ts';
 
 /** The composition root: the only place that chooses concrete adapters (DESIGN.md §5). */
 export async function openStore(config: Config): Promise<Store> {
@@ -51,9 +84,82 @@ export async function composeGateway(
   const catalog = new ModelCatalog(config);
   const authenticator = new Authenticator(store.apiKeys, store.accounts);
   const operator = new OperatorService(store);
+  const pools = new UpstreamPools();
+  const redis =
+    config.store.redisUrl === undefined
+      ? undefined
+      : new Redis(config.store.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  const rateLimiter: RateLimiter =
+    redis === undefined
+      ? new MemoryRateLimiter()
+      : new RedisRateLimiter(redis, 'switchyard:limits');
+  const providerKey = (providerId: string) =>
+    readProviderKey(config.providers[providerId]?.apiKeyEnv, env);
+  const now = () => Date.now();
+  const generation = new GenerationService({
+    catalog,
+    pools,
+    billing: {
+      ledger: store.ledger,
+      usage: store.usage,
+      rateLimiter,
+      limits: config.limits,
+      holdTtlMs: config.billing.holdTtlSeconds * 1000,
+      now,
+    },
+    providers: {
+      anthropic: anthropicProvider,
+      'openai-chat': openAIChatProvider,
+      'openai-responses': openAIResponsesProvider,
+    },
+    passthrough: dialectPassthroughAdapters,
+    providerKey,
+    now,
+  });
+  const countTokens = new CountTokensService({
+    catalog,
+    pools,
+    messagesSurface,
+    anthropicPassthrough: dialectPassthroughAdapters.messages,
+    encodeOpenAIInputTokens: (call, upstreamModel) =>
+      convertToOpenAIInputTokensRequest(call, { upstreamModel }),
+    anthropicCountPath: anthropicCountTokensPath,
+    openAIInputTokensPath: openAIResponsesInputTokensPath,
+    providerKey,
+    now,
+  });
+  const checkReady = async () => {
+    await store.ping();
+    if (redis !== undefined) await redis.ping();
+  };
 
   const app = await buildApp(
-    { catalog, authenticator, operator, adminToken, checkReady: () => store.ping() },
+    {
+      catalog,
+      authenticator,
+      operator,
+      adminToken,
+      checkReady,
+      routes: [
+        (instance) =>
+          generationRoutes(instance, {
+            authenticator,
+            generation,
+            countTokens,
+            surfaces: { messages: messagesSurface, responses: responsesSurface, chat: chatSurface },
+            schemas: {
+              messagesRequest: messagesRequestSchema,
+              messageResponse: messageResponseSchema,
+              countTokensRequest: countTokensRequestSchema,
+              countTokensResponse: countTokensResponseSchema,
+              responsesRequest: responsesRequestSchema,
+              responseObject: responseObjectSchema,
+              chatRequest: chatRequestSchema,
+              chatResponse: chatResponseSchema,
+            },
+          }),
+      ],
+    },
     {
       bodyLimitBytes: config.server.bodyLimitBytes,
       logger: options.logger ?? false,
@@ -77,6 +183,8 @@ export async function composeGateway(
     async close() {
       clearInterval(sweeper);
       await app.close();
+      await pools.close();
+      if (redis !== undefined) await redis.quit();
       if (options.store === undefined) await store.close();
     },
   };

@@ -184,6 +184,7 @@ export class GenerationService {
         model: model.id,
         createdAt: Math.floor(this.#dependencies.now() / 1000),
       },
+      request: body,
       session,
       deployment: attempt.deployment.label,
       abort: () => upstreamAbort.abort(),

@@ -4,12 +4,15 @@ import type { ProviderRequestOptions, UpstreamEvent } from '../providers/provide
 
 /** Reads usage off a relayed stream without decoding it into canonical parts. */
 export interface UsageTap {
-  observe(event: UpstreamEvent): void;
+  /** `usageOnly` marks chat's usage-only chunk (`choices: []`), which `dropUsageChunk` removes. */
+  observe(event: UpstreamEvent): { usageOnly: boolean } | undefined;
   /** What the upstream reported so far (input may be known before output). */
   usage(): Usage | undefined;
   finishReason(): FinishReason | undefined;
   /** Whether the upstream's own end-of-response event was seen. */
   completed(): boolean;
+  /** Whether the upstream sent its own error event (already relayed to the client). */
+  failed(): boolean;
 }
 
 export interface PreparedPassthrough {
@@ -30,6 +33,4 @@ export interface PassthroughAdapter {
   createUsageTap(): UsageTap;
   /** Usage and finish of a non-streamed upstream body. */
   readResultUsage(body: unknown): { usage: Usage; finishReason?: FinishReason } | undefined;
-  /** True for the chat usage-only chunk (`choices: []`) that `dropUsageChunk` removes. */
-  isUsageOnlyEvent?(event: UpstreamEvent): boolean;
 }

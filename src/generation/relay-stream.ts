@@ -14,6 +14,8 @@ import { serializeSurfaceEvent, serializeUpstreamEvent } from './serialize-sse.t
 export interface StreamContext {
   surface: SurfaceCodec;
   encodeContext: SurfaceEncodeContext;
+  /** The client's validated body, for stream options that live in it. */
+  request: Record<string, unknown>;
   session: BillingSession;
   deployment: string;
   abort(): void;
@@ -65,15 +67,18 @@ export async function* relayStream(
   let outcome: SessionEnd['outcome'] = 'cancelled';
   try {
     for await (const event of readUpstreamEvents(response.body)) {
-      tap.observe(event);
-      if (dropUsageChunk && adapter.isUsageOnlyEvent?.(event) === true) continue;
+      const seen = tap.observe(event);
+      if (dropUsageChunk && seen?.usageOnly === true) continue;
       yield serializeUpstreamEvent(event);
     }
     if (tap.completed()) {
       outcome = 'ok';
+    } else if (tap.failed()) {
+      // The upstream's own error event was relayed; the client already knows.
+      outcome = 'upstream_error';
     } else {
       outcome = 'incomplete';
-      const encoder = context.surface.createStreamEncoder(context.encodeContext);
+      const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
       const error = new ApiError(
         'upstream_error',
         'The upstream stream ended before the response was complete.',
@@ -83,7 +88,7 @@ export async function* relayStream(
     }
   } catch (error) {
     outcome = 'upstream_error';
-    const encoder = context.surface.createStreamEncoder(context.encodeContext);
+    const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
     for (const event of encoder.encode({
       type: 'error',
       error: streamFailure(error).toGenerationError(),
@@ -120,7 +125,7 @@ export async function* translateStream(
   call: GenerationCall,
 ): AsyncGenerator<string> {
   const decoder = provider.createStreamDecoder(call);
-  const encoder = context.surface.createStreamEncoder(context.encodeContext);
+  const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
   let usage: Usage | undefined;
   let finishReason: FinishReason | undefined;
   let failed = false;

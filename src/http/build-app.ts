@@ -75,12 +75,14 @@ export async function buildApp(
     requestTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Bodies are forwarded as sent on the fast path: validation must never rewrite them.
     ajv: {
       customOptions: {
         removeAdditional: false,
-        coerceTypes: 'array',
-        useDefaults: true,
+        coerceTypes: false,
+        useDefaults: false,
         allErrors: false,
+        allowUnionTypes: true,
       },
     },
   });

@@ -42,5 +42,12 @@ export interface SurfaceCodec {
    */
   decodeRequest(body: Record<string, unknown>): CodecResult<GenerationCall>;
   encodeResult(result: GenerationResult, context: SurfaceEncodeContext): unknown;
-  createStreamEncoder(context: SurfaceEncodeContext): SurfaceStreamEncoder;
+  /**
+   * `request` is the client's validated body, for the stream options that live in it (chat's
+   * `stream_options.include_usage`).
+   */
+  createStreamEncoder(
+    context: SurfaceEncodeContext,
+    request?: Record<string, unknown>,
+  ): SurfaceStreamEncoder;
 }

@@ -43,7 +43,7 @@ export async function startTestGateway(
     },
   });
   const gateway = await composeGateway(config, {
-    env: { SWITCHYARD_ADMIN_TOKEN: adminToken },
+    env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: adminToken },
     logger: { level: 'trace', stream },
   });
   return {

@@ -78,7 +78,10 @@ export async function modelRoutes(
         summary: 'List the models this gateway serves (public credits catalog).',
         querystring: Type.Object(
           {
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maximumLimit })),
+            // Query values are strings; the validator does not coerce (bodies must stay as sent).
+            limit: Type.Optional(
+              Type.String({ pattern: '^(?:[1-9][0-9]{0,2}|1000)$', description: '1 to 1000' }),
+            ),
             after_id: Type.Optional(Type.String({ minLength: 1 })),
             before_id: Type.Optional(Type.String({ minLength: 1 })),
           },
@@ -88,10 +91,10 @@ export async function modelRoutes(
       },
     },
     async (request) => {
-      const query = request.query as { limit?: number; after_id?: string; before_id?: string };
+      const query = request.query as { limit?: string; after_id?: string; before_id?: string };
       // docs/decisions/0002: without `limit` the whole catalog, because the chat-style SDKs read one page.
       const page = catalog.page({
-        limit: query.limit ?? maximumLimit,
+        limit: query.limit === undefined ? maximumLimit : Number(query.limit),
         ...(query.after_id !== undefined ? { afterId: query.after_id } : {}),
         ...(query.before_id !== undefined ? { beforeId: query.before_id } : {}),
       });

@@ -1,0 +1,17 @@
+import type { FinishReason, UnifiedFinishReason } from '../../canonical/finish-reason.ts';
+
+const unifiedByStopReason: Record<string, UnifiedFinishReason> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool-calls',
+  pause_turn: 'pause',
+  refusal: 'refusal',
+};
+
+/** An Anthropic `stop_reason` as `{unified, raw}`; the raw word is always kept. */
+export function mapAnthropicStopReason(raw: unknown): FinishReason {
+  if (typeof raw !== 'string') return { unified: 'other', raw: undefined };
+  return { unified: unifiedByStopReason[raw] ?? 'other', raw };
+}

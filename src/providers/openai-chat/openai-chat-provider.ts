@@ -1,0 +1,13 @@
+import type { ProviderCodec } from '../provider-codec.ts';
+import { decodeOpenAIChatResult } from './decode-openai-chat-result.ts';
+import { createOpenAIChatStreamDecoder } from './decode-openai-chat-stream.ts';
+import { encodeOpenAIChatRequest } from './encode-openai-chat-request.ts';
+
+/** OpenAI chat completions and the many servers that speak it (DESIGN.md §1). */
+export const openAIChatProvider: ProviderCodec = {
+  kind: 'openai-chat',
+  path: '/v1/chat/completions',
+  encodeRequest: encodeOpenAIChatRequest,
+  decodeResult: decodeOpenAIChatResult,
+  createStreamDecoder: createOpenAIChatStreamDecoder,
+};

@@ -1,0 +1,169 @@
+import type {
+  AssistantContentPart,
+  CanonicalMessage,
+  ImagePart,
+  ReasoningPart,
+  TextPart,
+  ToolResultPart,
+  TranslationIssue,
+  UserContentPart,
+} from '../../canonical/generation-call.ts';
+import { assertNever } from '../../canonical/stream-part.ts';
+import type { OpenAIResponsesToolNames } from './openai-responses-tool-names.ts';
+
+type InputItem = Record<string, unknown>;
+
+export interface OpenAIResponsesInput {
+  instructions?: string;
+  input: InputItem[];
+}
+
+/** `detail` is required by the dialect; `auto` lets the model pick, as other upstreams do. */
+function inputImage(part: ImagePart): InputItem {
+  const url =
+    part.source.kind === 'url'
+      ? part.source.url
+      : `data:${part.source.mediaType};base64,${part.source.data}`;
+  return { type: 'input_image', image_url: url, detail: 'auto' };
+}
+
+const inputText = (part: TextPart): InputItem => ({ type: 'input_text', text: part.text });
+
+/**
+ * The dialect has no error flag on a function output: a failed tool reports its failure in the
+ * output text, which is passed exactly (OpenAI function calling guide). Cache hints on parts are
+ * equivalent: OpenAI caches prompt prefixes automatically.
+ */
+function functionCallOutput(part: ToolResultPart): InputItem {
+  const output =
+    typeof part.content === 'string'
+      ? part.content
+      : part.content.map((entry) => (entry.type === 'text' ? inputText(entry) : inputImage(entry)));
+  return { type: 'function_call_output', call_id: part.toolCallId, output };
+}
+
+function userItems(content: UserContentPart[]): InputItem[] {
+  const items: InputItem[] = [];
+  let parts: InputItem[] = [];
+  const flush = () => {
+    if (parts.length > 0) items.push({ type: 'message', role: 'user', content: parts });
+    parts = [];
+  };
+  for (const part of content) {
+    switch (part.type) {
+      case 'text':
+        parts.push(inputText(part));
+        break;
+      case 'image':
+        parts.push(inputImage(part));
+        break;
+      case 'tool-result':
+        flush();
+        items.push(functionCallOutput(part));
+        break;
+      default:
+        assertNever(part);
+    }
+  }
+  flush();
+  return items;
+}
+
+/** OpenAI reasoning goes back as it came: item id, summaries and encrypted content exact. */
+function reasoningItem(part: ReasoningPart): InputItem {
+  const summary = part.summary ?? (part.text === '' ? [] : [part.text]);
+  return {
+    type: 'reasoning',
+    ...(part.itemId !== undefined ? { id: part.itemId } : {}),
+    summary: summary.map((text) => ({ type: 'summary_text', text })),
+    ...(part.encryptedContent !== undefined ? { encrypted_content: part.encryptedContent } : {}),
+  };
+}
+
+function assistantItems(
+  content: AssistantContentPart[],
+  path: string,
+  names: OpenAIResponsesToolNames,
+  issues: TranslationIssue[],
+): InputItem[] {
+  const items: InputItem[] = [];
+  let texts: InputItem[] = [];
+  const flush = () => {
+    if (texts.length > 0) items.push({ type: 'message', role: 'assistant', content: texts });
+    texts = [];
+  };
+  content.forEach((part, index) => {
+    switch (part.type) {
+      case 'text':
+        texts.push({ type: 'output_text', text: part.text });
+        return;
+      case 'reasoning':
+        flush();
+        if (part.provider === 'openai') items.push(reasoningItem(part));
+        else {
+          issues.push({
+            path: `${path}[${index}]`,
+            reason:
+              part.provider === 'anthropic'
+                ? 'Reasoning signed by Anthropic can only go back to an Anthropic upstream.'
+                : 'Unsigned reasoning has no equivalent on an OpenAI responses upstream.',
+          });
+        }
+        return;
+      case 'tool-call':
+        flush();
+        items.push({
+          type: 'function_call',
+          ...(part.itemId !== undefined ? { id: part.itemId } : {}),
+          call_id: part.toolCallId,
+          name: names.toUpstream(part.toolName),
+          arguments: part.input,
+        });
+        return;
+      default:
+        assertNever(part);
+    }
+  });
+  flush();
+  return items;
+}
+
+/**
+ * Canonical messages as responses input items. A leading system message of one text part becomes
+ * `instructions` exactly; every other system message becomes a `developer` message with its parts
+ * kept apart. Tool results become `function_call_output` items matched by `call_id`.
+ */
+export function convertToOpenAIResponsesInput(
+  messages: CanonicalMessage[],
+  names: OpenAIResponsesToolNames,
+  issues: TranslationIssue[],
+): OpenAIResponsesInput {
+  const result: OpenAIResponsesInput = { input: [] };
+  messages.forEach((message, index) => {
+    const path = `messages[${index}].content`;
+    switch (message.role) {
+      case 'system': {
+        const [only] = message.content;
+        if (index === 0 && message.content.length === 1 && only !== undefined) {
+          result.instructions = only.text;
+        } else if (message.content.length > 0) {
+          result.input.push({
+            type: 'message',
+            role: 'developer',
+            content: message.content.map(inputText),
+          });
+        }
+        return;
+      }
+      case 'user':
+        result.input.push(...userItems(message.content));
+        return;
+      case 'assistant':
+        result.input.push(...assistantItems(message.content, path, names, issues));
+        return;
+      default:
+        assertNever(message);
+    }
+  });
+  return result;
+}

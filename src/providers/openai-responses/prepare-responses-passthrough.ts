@@ -1,0 +1,14 @@
+import type { ProviderRequestOptions } from '../provider-codec.ts';
+
+/**
+ * The same-dialect fast path (DESIGN.md §1): the client's responses body goes to an OpenAI
+ * responses upstream with its unknown fields intact; the gateway changes only the model id.
+ * OpenAI caches prompt prefixes by itself, so there is no cache marker to add (spec §5.3). The
+ * input body is not modified.
+ */
+export function prepareResponsesPassthrough(
+  body: Record<string, unknown>,
+  options: Pick<ProviderRequestOptions, 'upstreamModel'>,
+): Record<string, unknown> {
+  return { ...body, model: options.upstreamModel };
+}

@@ -1,0 +1,234 @@
+import { renderErrorBody } from '../../canonical/generation-error.ts';
+import { assertNever, type StreamPart } from '../../canonical/stream-part.ts';
+import { emptyUsage, type Usage } from '../../canonical/usage.ts';
+import type { SurfaceEncodeContext, SurfaceEvent, SurfaceStreamEncoder } from '../surface-codec.ts';
+import { mapMessagesStopReason } from './map-messages-stop-reason.ts';
+import { encodeOpenAIReasoningSignature } from './messages-openai-reasoning-signature.ts';
+import { renderMessagesUsage } from './render-messages-usage.ts';
+
+type IndexedEvent = (index: number) => SurfaceEvent;
+
+interface Block {
+  start: IndexedEvent;
+  /** Events that arrived while another block was on the wire. */
+  buffered: IndexedEvent[];
+  ended: boolean;
+  /** OpenAI reasoning only: what the signature token needs at the end. */
+  openai?: { itemId?: string; text: string };
+}
+
+const blockEvent =
+  (data: Record<string, unknown>): IndexedEvent =>
+  (index) => ({
+    event: data.type as string,
+    data: { ...data, index },
+  });
+
+const deltaEvent = (delta: Record<string, unknown>): IndexedEvent =>
+  blockEvent({ type: 'content_block_delta', delta });
+
+const stopEvent = blockEvent({ type: 'content_block_stop' });
+
+/**
+ * Renders canonical stream parts as the message-style event sequence (spec §6, CLIENTS.md):
+ * message_start → per block content_block_start / _delta / _stop → message_delta → message_stop.
+ * Blocks go out one at a time with consecutive indexes, as the upstream dialect sends them; when
+ * parts of parallel tool calls interleave, a later block is held back until the earlier one
+ * stops, so each tool's argument fragments stay in its own block, unchanged.
+ */
+export function createMessagesStreamEncoder(context: SurfaceEncodeContext): SurfaceStreamEncoder {
+  let started = false;
+  let done = false;
+  let nextIndex = 0;
+  let active: { block: Block; index: number } | undefined;
+  const waiting: Block[] = [];
+  const blocks = new Map<string, Block>();
+  let out: SurfaceEvent[] = [];
+
+  function messageStart(usage: Usage | undefined): void {
+    if (started) return;
+    started = true;
+    out.push({
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: {
+          id: context.responseId,
+          type: 'message',
+          role: 'assistant',
+          content: [],
+          model: context.model,
+          stop_reason: null,
+          stop_sequence: null,
+          // helper-brief: the prompt size when the upstream told us at the start, never a made-up 0.
+          usage: renderMessagesUsage(usage ?? emptyUsage()),
+        },
+      },
+    });
+  }
+
+  function putOnWire(block: Block): void {
+    const index = nextIndex++;
+    out.push(block.start(index));
+    for (const event of block.buffered) out.push(event(index));
+    block.buffered = [];
+    if (block.ended) out.push(stopEvent(index));
+    else active = { block, index };
+  }
+
+  function drain(): void {
+    while (active === undefined && waiting.length > 0) putOnWire(waiting.shift() as Block);
+  }
+
+  function open(key: string, block: Block): void {
+    messageStart(undefined);
+    blocks.set(key, block);
+    if (active === undefined && waiting.length === 0) putOnWire(block);
+    else waiting.push(block);
+  }
+
+  // The provider-decoder contract guarantees a start before deltas and ends of the same id.
+  function emit(key: string, event: IndexedEvent): void {
+    const block = blocks.get(key);
+    if (block === undefined) return;
+    if (active?.block === block) out.push(event(active.index));
+    else block.buffered.push(event);
+  }
+
+  function close(key: string): void {
+    const block = blocks.get(key);
+    if (block === undefined) return;
+    blocks.delete(key);
+    block.ended = true;
+    if (active?.block !== block) return;
+    out.push(stopEvent(active.index));
+    active = undefined;
+    drain();
+  }
+
+  function closeAll(): void {
+    while (active !== undefined || waiting.length > 0) {
+      if (active !== undefined) {
+        out.push(stopEvent(active.index));
+        active = undefined;
+      }
+      drain();
+    }
+    blocks.clear();
+  }
+
+  function handle(part: StreamPart): void {
+    switch (part.type) {
+      case 'response-start':
+        messageStart(part.usage);
+        return;
+      case 'text-start':
+        open(`text:${part.id}`, {
+          start: blockEvent({
+            type: 'content_block_start',
+            content_block: { type: 'text', text: '' },
+          }),
+          buffered: [],
+          ended: false,
+        });
+        return;
+      case 'text-delta':
+        emit(`text:${part.id}`, deltaEvent({ type: 'text_delta', text: part.delta }));
+        return;
+      case 'text-end':
+        close(`text:${part.id}`);
+        return;
+      case 'reasoning-start': {
+        const contentBlock =
+          part.redactedData !== undefined
+            ? { type: 'redacted_thinking', data: part.redactedData }
+            : { type: 'thinking', thinking: '', signature: '' };
+        open(`reasoning:${part.id}`, {
+          start: blockEvent({ type: 'content_block_start', content_block: contentBlock }),
+          buffered: [],
+          ended: false,
+          ...(part.provider === 'openai'
+            ? {
+                openai: { ...(part.itemId !== undefined ? { itemId: part.itemId } : {}), text: '' },
+              }
+            : {}),
+        });
+        return;
+      }
+      case 'reasoning-delta': {
+        const key = `reasoning:${part.id}`;
+        const openai = blocks.get(key)?.openai;
+        if (openai) openai.text += part.delta;
+        emit(key, deltaEvent({ type: 'thinking_delta', thinking: part.delta }));
+        return;
+      }
+      case 'reasoning-end': {
+        const key = `reasoning:${part.id}`;
+        const openai = blocks.get(key)?.openai;
+        const signature = openai
+          ? encodeOpenAIReasoningSignature({
+              ...(openai.itemId !== undefined ? { itemId: openai.itemId } : {}),
+              ...(part.encryptedContent !== undefined
+                ? { encryptedContent: part.encryptedContent }
+                : {}),
+              summary: part.summary ?? (openai.text === '' ? [] : [openai.text]),
+            })
+          : part.signature;
+        // CLIENTS.md: the signature arrives as one signature_delta just before the block stops.
+        if (signature !== undefined && signature !== '') {
+          emit(key, deltaEvent({ type: 'signature_delta', signature }));
+        }
+        close(key);
+        return;
+      }
+      case 'tool-input-start':
+        open(`tool:${part.id}`, {
+          start: blockEvent({
+            type: 'content_block_start',
+            content_block: { type: 'tool_use', id: part.id, name: part.toolName, input: {} },
+          }),
+          buffered: [],
+          ended: false,
+        });
+        return;
+      case 'tool-input-delta':
+        emit(`tool:${part.id}`, deltaEvent({ type: 'input_json_delta', partial_json: part.delta }));
+        return;
+      case 'tool-input-end':
+        close(`tool:${part.id}`);
+        return;
+      case 'finish':
+        messageStart(undefined);
+        closeAll();
+        out.push({
+          event: 'message_delta',
+          data: {
+            type: 'message_delta',
+            delta: { stop_reason: mapMessagesStopReason(part.finishReason), stop_sequence: null },
+            usage: renderMessagesUsage(part.usage),
+          },
+        });
+        out.push({ event: 'message_stop', data: { type: 'message_stop' } });
+        done = true;
+        return;
+      case 'error':
+        out.push({ event: 'error', data: renderErrorBody(part.error, 'B') });
+        done = true;
+        return;
+      default:
+        assertNever(part);
+    }
+  }
+
+  return {
+    encode(part) {
+      if (done) return [];
+      out = [];
+      handle(part);
+      return out;
+    },
+    end() {
+      return [];
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { GenerationResult } from '../../canonical/generation-result.ts';
+import type { MessagesResponseBody } from '../../wire/messages/messages-wire-types.ts';
+import type { SurfaceEncodeContext } from '../surface-codec.ts';
+import { renderMessagesAssistantBlock } from './encode-messages-content.ts';
+import { mapMessagesStopReason } from './map-messages-stop-reason.ts';
+import { renderMessagesUsage } from './render-messages-usage.ts';
+
+/**
+ * A finished generation as a message response (spec §2.3). `stop_sequence` stays null: the
+ * canonical finish reason does not carry which sequence matched.
+ */
+export function encodeMessagesResult(
+  result: GenerationResult,
+  context: SurfaceEncodeContext,
+): MessagesResponseBody {
+  return {
+    id: context.responseId,
+    type: 'message',
+    role: 'assistant',
+    content: result.content.map(renderMessagesAssistantBlock),
+    model: context.model,
+    stop_reason: mapMessagesStopReason(result.finishReason),
+    stop_sequence: null,
+    usage: renderMessagesUsage(result.usage),
+  };
+}

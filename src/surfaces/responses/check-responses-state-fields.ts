@@ -1,0 +1,22 @@
+import type { TranslationIssue } from '../../canonical/generation-call.ts';
+import { isAbsent } from './responses-json-value.ts';
+
+/** The top-level fields that need responses stored by the gateway (spec §4.4, §4.13). */
+export const responsesStateFields = ['store', 'previous_response_id', 'conversation'] as const;
+
+const notYet =
+  'Stored responses are not available on this route yet; send store:false and the whole conversation in input.';
+
+/**
+ * One separate check so that stored responses can be switched on in one place later. `store`
+ * false or absent is equivalent: nothing is kept, and nothing can refer back to this response.
+ */
+export function checkResponsesStateFields(body: Record<string, unknown>): TranslationIssue[] {
+  const issues: TranslationIssue[] = [];
+  if (body.store === true) issues.push({ path: 'store', reason: notYet });
+  if (!isAbsent(body.previous_response_id) && body.previous_response_id !== '') {
+    issues.push({ path: 'previous_response_id', reason: notYet });
+  }
+  if (!isAbsent(body.conversation)) issues.push({ path: 'conversation', reason: notYet });
+  return issues;
+}

@@ -1,0 +1,194 @@
+import type {
+  AssistantContentPart,
+  CanonicalMessage,
+  TextPart,
+  ToolResultPart,
+  TranslationIssue,
+  UserContentPart,
+} from '../../canonical/generation-call.ts';
+import {
+  decodeResponsesMessagePart,
+  decodeResponsesToolOutput,
+  type ResponsesContentRole,
+} from './decode-responses-content.ts';
+import { decodeResponsesReasoningItem } from './decode-responses-reasoning-item.ts';
+import { isRecord, reportUnknownFields } from './responses-json-value.ts';
+import { checkPlainFunctionName, qualifyNamespacedName } from './responses-namespace-name.ts';
+
+/**
+ * Fields that describe an item rather than its meaning: `id` of a message, `status`, Codex's
+ * `phase` (commentary or final answer of a past turn) and its passthrough metadata. Replaying the
+ * item without them loses nothing the model uses on another upstream.
+ */
+const itemMetadata = ['type', 'id', 'status', 'internal_chat_message_metadata_passthrough'];
+const messageFields = new Set([...itemMetadata, 'role', 'content', 'phase']);
+const functionCallFields = new Set([...itemMetadata, 'call_id', 'name', 'namespace', 'arguments']);
+/** `name` and `namespace` repeat what the matching `function_call` says (Codex sends them). */
+const functionCallOutputFields = new Set([
+  ...itemMetadata,
+  'call_id',
+  'output',
+  'name',
+  'namespace',
+]);
+
+/** Compaction arrives with the lead's compaction work (spec §4.5); until then it is an issue. */
+const compactionItemTypes = new Set(['compaction', 'compaction_trigger', 'compaction_summary']);
+
+const roles: Record<string, ResponsesContentRole> = {
+  user: 'user',
+  assistant: 'assistant',
+  system: 'system',
+  developer: 'system',
+};
+
+/**
+ * The `input` (after `instructions`) as canonical messages. Assistant-side items (messages,
+ * reasoning, function calls) that follow each other form one assistant turn; consecutive function
+ * call outputs form one user message of tool results (helper brief: like chat's tool messages).
+ * Function call `id`s stay item ids and `call_id`s stay tool call ids.
+ */
+export function decodeResponsesInput(
+  input: unknown,
+  instructions: unknown,
+  issues: TranslationIssue[],
+): CanonicalMessage[] {
+  const messages: CanonicalMessage[] = [];
+  if (typeof instructions === 'string' && instructions !== '') {
+    messages.push({ role: 'system', content: [{ type: 'text', text: instructions }] });
+  } else if (
+    instructions !== undefined &&
+    instructions !== null &&
+    typeof instructions !== 'string'
+  ) {
+    issues.push({ path: 'instructions', reason: 'Must be a string.' });
+  }
+  if (typeof input === 'string') {
+    messages.push({ role: 'user', content: [{ type: 'text', text: input }] });
+    return messages;
+  }
+  if (!Array.isArray(input)) {
+    issues.push({ path: 'input', reason: 'Must be a string or an array of items.' });
+    return messages;
+  }
+
+  const toolNames = new Map<string, string>();
+  const addAssistant = (part: AssistantContentPart) => {
+    const last = messages.at(-1);
+    if (last?.role === 'assistant') last.content.push(part);
+    else messages.push({ role: 'assistant', content: [part] });
+  };
+  const addToolResult = (part: ToolResultPart) => {
+    const last = messages.at(-1);
+    if (last?.role === 'user' && last.content.every((entry) => entry.type === 'tool-result')) {
+      last.content.push(part);
+    } else {
+      messages.push({ role: 'user', content: [part] });
+    }
+  };
+
+  input.forEach((item: unknown, index) => {
+    const path = `input[${index}]`;
+    if (!isRecord(item)) {
+      issues.push({ path, reason: 'An input item must be an object.' });
+      return;
+    }
+    const type = item.type ?? 'message';
+    if (type === 'message') {
+      const message = decodeMessageItem(item, path, issues);
+      if (message?.role === 'assistant') message.content.forEach(addAssistant);
+      else if (message !== undefined) messages.push(message);
+    } else if (type === 'function_call') {
+      reportUnknownFields(item, functionCallFields, path, issues);
+      const toolName = functionCallName(item, path, issues);
+      if (
+        typeof item.call_id !== 'string' ||
+        typeof item.arguments !== 'string' ||
+        toolName === undefined
+      ) {
+        issues.push({ path, reason: 'A function call needs string call_id, name and arguments.' });
+        return;
+      }
+      toolNames.set(item.call_id, toolName);
+      addAssistant({
+        type: 'tool-call',
+        toolCallId: item.call_id,
+        ...(typeof item.id === 'string' ? { itemId: item.id } : {}),
+        toolName,
+        input: item.arguments,
+      });
+    } else if (type === 'function_call_output') {
+      reportUnknownFields(item, functionCallOutputFields, path, issues);
+      if (typeof item.call_id !== 'string') {
+        issues.push({ path: `${path}.call_id`, reason: 'A function call output needs a call_id.' });
+        return;
+      }
+      const toolName = toolNames.get(item.call_id);
+      addToolResult({
+        type: 'tool-result',
+        toolCallId: item.call_id,
+        ...(toolName !== undefined ? { toolName } : {}),
+        content: decodeResponsesToolOutput(item.output, `${path}.output`, issues),
+      });
+    } else if (type === 'reasoning') {
+      const part = decodeResponsesReasoningItem(item, path, issues);
+      if (part !== undefined) addAssistant(part);
+    } else {
+      issues.push({ path, reason: unsupportedItemReason(String(type)) });
+    }
+  });
+  return messages;
+}
+
+function unsupportedItemReason(type: string): string {
+  if (compactionItemTypes.has(type)) return 'Compaction is not available on this route yet.';
+  if (type === 'item_reference') {
+    return 'Item references need stored responses, which are not available on this route yet.';
+  }
+  return `Input item type "${type}" has no equivalent on this route.`;
+}
+
+function functionCallName(
+  item: Record<string, unknown>,
+  path: string,
+  issues: TranslationIssue[],
+): string | undefined {
+  if (typeof item.name !== 'string') return undefined;
+  if (typeof item.namespace === 'string') return qualifyNamespacedName(item.namespace, item.name);
+  const problem = checkPlainFunctionName(item.name);
+  if (problem !== undefined) issues.push({ path: `${path}.name`, reason: problem });
+  return item.name;
+}
+
+function decodeMessageItem(
+  item: Record<string, unknown>,
+  path: string,
+  issues: TranslationIssue[],
+): CanonicalMessage | undefined {
+  reportUnknownFields(item, messageFields, path, issues);
+  const role = typeof item.role === 'string' ? roles[item.role] : undefined;
+  if (role === undefined) {
+    issues.push({
+      path: `${path}.role`,
+      reason: `Role "${String(item.role)}" has no equivalent on this route.`,
+    });
+    return undefined;
+  }
+  if (typeof item.content === 'string') {
+    return { role, content: [{ type: 'text', text: item.content }] };
+  }
+  if (!Array.isArray(item.content)) {
+    issues.push({ path: `${path}.content`, reason: 'Must be a string or an array of parts.' });
+    return undefined;
+  }
+  const parts = item.content
+    .map((part: unknown, index) =>
+      decodeResponsesMessagePart(part, role, `${path}.content[${index}]`, issues),
+    )
+    .filter((part) => part !== undefined);
+  if (role === 'user') return { role, content: parts satisfies UserContentPart[] };
+  // Images were reported for the other roles, so only text parts are left.
+  const texts = parts.filter((part): part is TextPart => part.type === 'text');
+  if (role === 'system') return { role, content: texts };
+  return { role, content: texts };
+}

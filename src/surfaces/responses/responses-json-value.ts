@@ -1,0 +1,32 @@
+import type { TranslationIssue } from '../../canonical/generation-call.ts';
+
+/** Small readers for an already schema-checked body, so the decoder never trusts a cast. */
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `null` is how many clients say "not set"; the decoder treats it as absent. */
+export function isAbsent(value: unknown): value is null | undefined {
+  return value === undefined || value === null;
+}
+
+/**
+ * Reports every field of `object` outside `known` (spec §1: nothing is dropped silently). Nested
+ * objects list the fields the route maps or knows to be meaningless, see the translation table.
+ */
+export function reportUnknownFields(
+  object: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  path: string,
+  issues: TranslationIssue[],
+): void {
+  for (const key of Object.keys(object)) {
+    if (!known.has(key)) {
+      issues.push({
+        path: `${path}.${key}`,
+        reason: 'This field has no equivalent on this route.',
+      });
+    }
+  }
+}
