@@ -69,6 +69,34 @@ export class BillingSession {
     return session;
   }
 
+  /** The usage record of a request refused before any upstream call (limits, balance). */
+  static async recordRefusal(
+    dependencies: BillingDependencies,
+    start: SessionStart,
+    status: number,
+  ): Promise<void> {
+    const now = dependencies.now();
+    await dependencies.usage.recordUsage({
+      requestId: start.requestId,
+      accountId: start.principal.account.id,
+      apiKeyId: start.principal.apiKey.id,
+      surface: start.surface,
+      model: start.model.id,
+      deployment: null,
+      inputTokens: 0,
+      inputCacheReadTokens: 0,
+      inputCacheWrite5mTokens: 0,
+      inputCacheWrite1hTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+      cost: 0,
+      latencyMs: 0,
+      outcome: 'refused',
+      status,
+      createdAt: now,
+    });
+  }
+
   async #admit(): Promise<void> {
     const { limits, rateLimiter, now } = this.#dependencies;
     const { principal } = this.#start;

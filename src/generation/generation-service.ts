@@ -142,14 +142,23 @@ export class GenerationService {
     };
     const { attempts, ignored } = this.#planAttempts(surface, body, model, options);
 
-    const session = await BillingSession.open(this.#dependencies.billing, {
+    const start = {
       requestId: input.requestId,
       principal,
       model,
       surface: surface.name,
       estimatedInputTokens: estimateInputTokens(input.bodyBytes, model.contextWindow),
       maxOutputTokens,
-    });
+    };
+    let session: BillingSession;
+    try {
+      session = await BillingSession.open(this.#dependencies.billing, start);
+    } catch (error) {
+      // A refused request (429, 402) still leaves its usage record, at no cost.
+      if (error instanceof ApiError)
+        await BillingSession.recordRefusal(this.#dependencies.billing, start, error.status);
+      throw error;
+    }
 
     const upstreamAbort = new AbortController();
     const onClientGone = () => upstreamAbort.abort();
@@ -188,6 +197,7 @@ export class GenerationService {
       session,
       deployment: attempt.deployment.label,
       abort: () => upstreamAbort.abort(),
+      clientGone: () => input.signal.aborted,
       cleanup: () => input.signal.removeEventListener('abort', onClientGone),
     };
 

@@ -19,6 +19,8 @@ export interface StreamContext {
   session: BillingSession;
   deployment: string;
   abort(): void;
+  /** True once the client went away: a broken upstream read is then our own abort. */
+  clientGone(): boolean;
   cleanup(): void;
 }
 
@@ -87,6 +89,7 @@ export async function* relayStream(
         yield serializeSurfaceEvent(event);
     }
   } catch (error) {
+    if (context.clientGone()) return;
     outcome = 'upstream_error';
     const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
     for (const event of encoder.encode({
@@ -151,6 +154,7 @@ export async function* translateStream(
     for (const event of encoder.end()) yield serializeSurfaceEvent(event);
     outcome = failed ? 'upstream_error' : finishReason === undefined ? 'incomplete' : 'ok';
   } catch (error) {
+    if (context.clientGone()) return;
     outcome = 'upstream_error';
     for (const event of encoder.encode({
       type: 'error',

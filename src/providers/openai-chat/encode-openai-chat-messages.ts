@@ -9,6 +9,7 @@ import type {
   UserContentPart,
 } from '../../canonical/generation-call.ts';
 import type { OpenAIChatToolNames } from './openai-chat-tool-names.ts';
+import { markToolError } from '../shared/mark-tool-error.ts';
 
 type ChatMessageBody = Record<string, unknown>;
 type ChatContentPartBody = Record<string, unknown>;
@@ -88,14 +89,10 @@ function encodeToolResult(
   path: string,
   issues: TranslationIssue[],
 ): ChatMessageBody {
-  if (part.isError === true) {
-    issues.push({
-      path: `${path}.isError`,
-      reason: 'Chat tool messages have no error flag; the upstream would read a normal result.',
-    });
-  }
+  const failed = part.isError === true;
   if (typeof part.content === 'string') {
-    return { role: 'tool', tool_call_id: part.toolCallId, content: part.content };
+    const content = failed ? markToolError(part.content) : part.content;
+    return { role: 'tool', tool_call_id: part.toolCallId, content };
   }
   const texts: TextPart[] = [];
   part.content.forEach((item, index) => {
@@ -107,7 +104,13 @@ function encodeToolResult(
       });
     }
   });
-  return { role: 'tool', tool_call_id: part.toolCallId, content: encodeTextContent(texts) };
+  const [first, ...others] = texts;
+  const marked =
+    failed && first !== undefined
+      ? [{ ...first, text: markToolError(first.text) }, ...others]
+      : texts;
+  if (failed && first === undefined) marked.push({ type: 'text', text: markToolError('') });
+  return { role: 'tool', tool_call_id: part.toolCallId, content: encodeTextContent(marked) };
 }
 
 function encodeAssistantMessage(

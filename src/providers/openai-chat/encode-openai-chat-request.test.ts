@@ -178,7 +178,7 @@ describe('encodeOpenAIChatRequest', () => {
     expect(issues.map((issue) => issue.path)).toEqual(['messages[1].content[0]']);
   });
 
-  it('reports tool-result error flags and images, which chat tool messages cannot carry', () => {
+  it('reports images in tool results, which chat tool messages cannot carry, and marks failed results as errors', () => {
     const call = baseCall({
       messages: [
         {
@@ -197,11 +197,9 @@ describe('encodeOpenAIChatRequest', () => {
         },
       ],
     });
-    const { issues } = encodeOpenAIChatRequest(call, options);
-    expect(issues.map((issue) => issue.path)).toEqual([
-      'messages[0].content[0].isError',
-      'messages[0].content[0].content[1]',
-    ]);
+    const { value, issues } = encodeOpenAIChatRequest(call, options);
+    expect(issues.map((issue) => issue.path)).toEqual(['messages[0].content[0].content[1]']);
+    expect(JSON.stringify(value.messages)).toContain('Error: failed');
   });
 
   it('encodes base64 images as data URLs and URL images as they are', () => {

@@ -10,6 +10,7 @@ import type {
 } from '../../canonical/generation-call.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import type { OpenAIResponsesToolNames } from './openai-responses-tool-names.ts';
+import { markToolError } from '../shared/mark-tool-error.ts';
 
 type InputItem = Record<string, unknown>;
 
@@ -30,15 +31,21 @@ function inputImage(part: ImagePart): InputItem {
 const inputText = (part: TextPart): InputItem => ({ type: 'input_text', text: part.text });
 
 /**
- * The dialect has no error flag on a function output: a failed tool reports its failure in the
- * output text, which is passed exactly (OpenAI function calling guide). Cache hints on parts are
- * equivalent: OpenAI caches prompt prefixes automatically.
+ * The dialect has no error flag on a function output: a failed tool says so in its output text
+ * (docs/decisions/0004). Cache hints on parts are equivalent: OpenAI caches prompt prefixes
+ * automatically.
  */
 function functionCallOutput(part: ToolResultPart): InputItem {
-  const output =
-    typeof part.content === 'string'
-      ? part.content
-      : part.content.map((entry) => (entry.type === 'text' ? inputText(entry) : inputImage(entry)));
+  const failed = part.isError === true;
+  let output: string | InputItem[];
+  if (typeof part.content === 'string') {
+    output = failed ? markToolError(part.content) : part.content;
+  } else {
+    output = part.content.map((entry) =>
+      entry.type === 'text' ? inputText(entry) : inputImage(entry),
+    );
+    if (failed) output.unshift({ type: 'input_text', text: markToolError('') });
+  }
   return { type: 'function_call_output', call_id: part.toolCallId, output };
 }
 
