@@ -125,6 +125,16 @@ export async function buildApp(
     }
   });
 
+  // Graceful shutdown: close() waits for in-flight requests, but a keep-alive connection that
+  // only becomes idle after close() began would hold the server open until its timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
+  });
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

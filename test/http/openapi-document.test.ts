@@ -31,7 +31,16 @@ describe('GET /openapi.json (spec §9)', () => {
     )
       .flatMap((operations) => Object.values(operations).map((operation) => operation.operationId))
       .filter((id) => id !== undefined);
-    expect(operationIds).toContain('listModels');
+    expect(operationIds).toEqual(
+      expect.arrayContaining([
+        'listModels',
+        'createMessage',
+        'countMessageTokens',
+        'createResponse',
+        'createChatCompletion',
+      ]),
+    );
+    expect(new Set(operationIds).size).toBe(operationIds.length);
     expect(Object.keys(document.paths).some((path) => path.startsWith('/api/admin'))).toBe(false);
   });
 });
