@@ -4,7 +4,7 @@ import type { GenerationResult } from '../../canonical/generation-result.ts';
 import { emptyUsage } from '../../canonical/usage.ts';
 import { mapOpenAIChatFinishReason } from './map-openai-chat-finish-reason.ts';
 import { mapOpenAIChatUsage } from './map-openai-chat-usage.ts';
-import { createOpenAIChatToolNames } from './openai-chat-tool-names.ts';
+import { createOpenAIToolNames } from '../shared/openai-tool-names.ts';
 import { isRecord } from './parse-openai-chat-json.ts';
 import { readOpenAIChatReasoning } from './read-openai-chat-reasoning.ts';
 
@@ -24,7 +24,7 @@ export function decodeOpenAIChatResult(body: unknown, call: GenerationCall): Gen
     throw new ApiError('upstream_error', message);
   }
   const message = choice['message'];
-  const names = createOpenAIChatToolNames(call);
+  const names = createOpenAIToolNames(call);
   const content: AssistantContentPart[] = [];
   const reasoning = readOpenAIChatReasoning(message);
   if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });

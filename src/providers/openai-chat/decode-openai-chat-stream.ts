@@ -5,7 +5,7 @@ import { emptyUsage, type Usage } from '../../canonical/usage.ts';
 import type { ProviderStreamDecoder, UpstreamEvent } from '../provider-codec.ts';
 import { mapOpenAIChatFinishReason } from './map-openai-chat-finish-reason.ts';
 import { mapOpenAIChatUsage } from './map-openai-chat-usage.ts';
-import { createOpenAIChatToolNames } from './openai-chat-tool-names.ts';
+import { createOpenAIToolNames } from '../shared/openai-tool-names.ts';
 import { isRecord, parseOpenAIChatJson } from './parse-openai-chat-json.ts';
 import { readOpenAIChatReasoning } from './read-openai-chat-reasoning.ts';
 
@@ -29,7 +29,7 @@ const upstreamError = (message: string): StreamPart => ({
  * finish reason (we always ask for it) and is sent at `[DONE]` or when the stream closes.
  */
 export function createOpenAIChatStreamDecoder(call: GenerationCall): ProviderStreamDecoder {
-  const names = createOpenAIChatToolNames(call);
+  const names = createOpenAIToolNames(call);
   const toolCalls = new Map<number, ToolCallState>();
   let started = false;
   let done = false;

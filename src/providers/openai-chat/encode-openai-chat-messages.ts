@@ -8,7 +8,7 @@ import type {
   TranslationIssue,
   UserContentPart,
 } from '../../canonical/generation-call.ts';
-import type { OpenAIChatToolNames } from './openai-chat-tool-names.ts';
+import type { OpenAIToolNames } from '../shared/openai-tool-names.ts';
 import { markToolError } from '../shared/mark-tool-error.ts';
 
 type ChatMessageBody = Record<string, unknown>;
@@ -21,7 +21,7 @@ type ChatContentPartBody = Record<string, unknown>;
  */
 export function encodeOpenAIChatMessages(
   messages: CanonicalMessage[],
-  names: OpenAIChatToolNames,
+  names: OpenAIToolNames,
   issues: TranslationIssue[],
 ): ChatMessageBody[] {
   const result: ChatMessageBody[] = [];
@@ -116,7 +116,7 @@ function encodeToolResult(
 function encodeAssistantMessage(
   content: AssistantContentPart[],
   path: string,
-  names: OpenAIChatToolNames,
+  names: OpenAIToolNames,
   issues: TranslationIssue[],
 ): ChatMessageBody {
   const texts: TextPart[] = [];

@@ -8,7 +8,7 @@ import type {
 import type { ProviderRequestOptions } from '../provider-codec.ts';
 import { encodeOpenAIChatMessages } from './encode-openai-chat-messages.ts';
 import { mapOpenAIChatReasoningEffort } from './map-openai-chat-reasoning-effort.ts';
-import { createOpenAIChatToolNames, type OpenAIChatToolNames } from './openai-chat-tool-names.ts';
+import { createOpenAIToolNames, type OpenAIToolNames } from '../shared/openai-tool-names.ts';
 
 /**
  * The canonical call → a chat-completions body. Prompt-cache options and hints need nothing here:
@@ -19,7 +19,7 @@ export function encodeOpenAIChatRequest(
   options: ProviderRequestOptions,
 ): CodecResult<Record<string, unknown>> {
   const issues: TranslationIssue[] = [];
-  const names = createOpenAIChatToolNames(call);
+  const names = createOpenAIToolNames(call);
   for (const name of names.collisions) {
     issues.push({ path: 'tools', reason: `Two tool names shorten to the same name \`${name}\`.` });
   }
@@ -66,7 +66,7 @@ export function encodeOpenAIChatRequest(
   return { value: body, issues };
 }
 
-function encodeToolChoice(choice: ToolChoice, names: OpenAIChatToolNames): unknown {
+function encodeToolChoice(choice: ToolChoice, names: OpenAIToolNames): unknown {
   if (choice.type === 'tool') {
     return { type: 'function', function: { name: names.toUpstream(choice.toolName) } };
   }

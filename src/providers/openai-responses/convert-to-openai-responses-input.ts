@@ -9,7 +9,7 @@ import type {
   UserContentPart,
 } from '../../canonical/generation-call.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
-import type { OpenAIResponsesToolNames } from './openai-responses-tool-names.ts';
+import type { OpenAIToolNames } from '../shared/openai-tool-names.ts';
 import { markToolError } from '../shared/mark-tool-error.ts';
 
 type InputItem = Record<string, unknown>;
@@ -90,7 +90,7 @@ function reasoningItem(part: ReasoningPart): InputItem {
 function assistantItems(
   content: AssistantContentPart[],
   path: string,
-  names: OpenAIResponsesToolNames,
+  names: OpenAIToolNames,
   issues: TranslationIssue[],
 ): InputItem[] {
   const items: InputItem[] = [];
@@ -142,7 +142,7 @@ function assistantItems(
  */
 export function convertToOpenAIResponsesInput(
   messages: CanonicalMessage[],
-  names: OpenAIResponsesToolNames,
+  names: OpenAIToolNames,
   issues: TranslationIssue[],
 ): OpenAIResponsesInput {
   const result: OpenAIResponsesInput = { input: [] };

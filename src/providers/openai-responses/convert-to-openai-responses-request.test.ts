@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GenerationCall, ReasoningConfig } from '../../canonical/generation-call.ts';
 import { convertToOpenAIResponsesRequest } from './convert-to-openai-responses-request.ts';
 import { effortForBudget } from './map-openai-responses-reasoning.ts';
-import { toOpenAIResponsesToolName } from './openai-responses-tool-names.ts';
+import { toOpenAIToolName } from '../shared/openai-tool-names.ts';
 
 const options = { upstreamModel: 'gpt-5.1-codex' };
 const base: GenerationCall = { model: 'public-model', messages: [], tools: [], stream: true };
@@ -115,7 +115,7 @@ describe('convertToOpenAIResponsesRequest', () => {
       {
         type: 'function_call',
         call_id: 'toolu_B',
-        name: toOpenAIResponsesToolName(longName),
+        name: toOpenAIToolName(longName),
         arguments: '{}',
       },
     ]);
@@ -222,7 +222,7 @@ describe('convertToOpenAIResponsesRequest', () => {
       },
       {
         type: 'function',
-        name: toOpenAIResponsesToolName(longName),
+        name: toOpenAIToolName(longName),
         description: 'Search.',
         parameters: { type: 'object' },
         strict: false,
@@ -230,9 +230,9 @@ describe('convertToOpenAIResponsesRequest', () => {
     ]);
     expect(value.tool_choice).toEqual({
       type: 'function',
-      name: toOpenAIResponsesToolName(longName),
+      name: toOpenAIToolName(longName),
     });
-    expect(toOpenAIResponsesToolName(longName)).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    expect(toOpenAIToolName(longName)).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
   });
 
   it('passes a short user id and replaces a long one by a stable hash', () => {

@@ -9,17 +9,14 @@ import type {
 import type { ProviderRequestOptions } from '../provider-codec.ts';
 import { convertToOpenAIResponsesInput } from './convert-to-openai-responses-input.ts';
 import { mapReasoningToOpenAIResponses } from './map-openai-responses-reasoning.ts';
-import {
-  createOpenAIResponsesToolNames,
-  type OpenAIResponsesToolNames,
-} from './openai-responses-tool-names.ts';
+import { createOpenAIToolNames, type OpenAIToolNames } from '../shared/openai-tool-names.ts';
 
 /** The API refuses a smaller `max_output_tokens`. */
 const minimumOutputTokens = 16;
 /** The API refuses longer end-user identifiers. */
 const maximumUserLength = 64;
 
-function toolChoice(choice: ToolChoice, names: OpenAIResponsesToolNames): unknown {
+function toolChoice(choice: ToolChoice, names: OpenAIToolNames): unknown {
   return choice.type === 'tool'
     ? { type: 'function', name: names.toUpstream(choice.toolName) }
     : choice.type;
@@ -60,7 +57,7 @@ export function convertToOpenAIResponsesRequest(
   options: Pick<ProviderRequestOptions, 'upstreamModel'>,
 ): CodecResult<Record<string, unknown>> {
   const issues: TranslationIssue[] = [];
-  const names = createOpenAIResponsesToolNames(call);
+  const names = createOpenAIToolNames(call);
   for (const name of names.collisions) {
     issues.push({
       path: 'tools',

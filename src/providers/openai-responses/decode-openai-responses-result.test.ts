@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GenerationCall } from '../../canonical/generation-call.ts';
 import { readOpenAIResponsesJsonFixture } from './__fixtures__/read-openai-responses-fixture.ts';
 import { decodeOpenAIResponsesResult } from './decode-openai-responses-result.ts';
-import { toOpenAIResponsesToolName } from './openai-responses-tool-names.ts';
+import { toOpenAIToolName } from '../shared/openai-tool-names.ts';
 
 const call: GenerationCall = { model: 'm', messages: [], tools: [], stream: false };
 
@@ -58,7 +58,7 @@ describe('decodeOpenAIResponsesResult', () => {
             type: 'function_call',
             id: 'fc_1',
             call_id: 'c1',
-            name: toOpenAIResponsesToolName(name),
+            name: toOpenAIToolName(name),
             arguments: '{}',
           },
           { type: 'message', content: [{ type: 'refusal', refusal: 'I cannot help with that.' }] },

@@ -3,7 +3,7 @@ import type { GenerationResult } from '../../canonical/generation-result.ts';
 import { emptyUsage } from '../../canonical/usage.ts';
 import { decodeOpenAIResponsesUsage } from './decode-openai-responses-usage.ts';
 import { mapOpenAIResponsesFinishReason } from './map-openai-responses-finish-reason.ts';
-import { createOpenAIResponsesToolNames } from './openai-responses-tool-names.ts';
+import { createOpenAIToolNames } from '../shared/openai-tool-names.ts';
 import { isJsonRecord, readRecords, readString, readTexts } from './read-openai-responses-json.ts';
 
 /**
@@ -14,7 +14,7 @@ import { isJsonRecord, readRecords, readString, readTexts } from './read-openai-
  */
 export function decodeOpenAIResponsesResult(body: unknown, call: GenerationCall): GenerationResult {
   const response = isJsonRecord(body) ? body : {};
-  const names = createOpenAIResponsesToolNames(call);
+  const names = createOpenAIToolNames(call);
   const content: AssistantContentPart[] = [];
   let hasFunctionCall = false;
   for (const item of readRecords(response.output)) {

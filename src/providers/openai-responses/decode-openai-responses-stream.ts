@@ -8,7 +8,7 @@ import {
   openAIResponsesStreamFailure,
 } from './map-openai-responses-error.ts';
 import { mapOpenAIResponsesFinishReason } from './map-openai-responses-finish-reason.ts';
-import { createOpenAIResponsesToolNames } from './openai-responses-tool-names.ts';
+import { createOpenAIToolNames } from '../shared/openai-tool-names.ts';
 import {
   isJsonRecord,
   parseOpenAIResponsesEventData,
@@ -50,7 +50,7 @@ const terminalTypes = new Set(['response.completed', 'response.incomplete']);
  * content. Argument fragments pass through as received.
  */
 export function createOpenAIResponsesStreamDecoder(call: GenerationCall): ProviderStreamDecoder {
-  const names = createOpenAIResponsesToolNames(call);
+  const names = createOpenAIToolNames(call);
   const items = new Map<number, OpenItem>();
   let started = false;
   let closed = false;

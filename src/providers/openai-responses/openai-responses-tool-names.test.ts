@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createOpenAIResponsesToolNames,
-  toOpenAIResponsesToolName,
-} from './openai-responses-tool-names.ts';
+import { createOpenAIToolNames, toOpenAIToolName } from '../shared/openai-tool-names.ts';
 
-describe('toOpenAIResponsesToolName', () => {
+describe('toOpenAIToolName', () => {
   it('keeps valid names and shortens long or invalid ones deterministically', () => {
-    expect(toOpenAIResponsesToolName('get_weather-2')).toBe('get_weather-2');
+    expect(toOpenAIToolName('get_weather-2')).toBe('get_weather-2');
     const long = 'x'.repeat(65);
-    expect(toOpenAIResponsesToolName(long)).toMatch(/^x{55}_[0-9a-f]{8}$/);
-    expect(toOpenAIResponsesToolName('collab.spawn agent')).toMatch(
-      /^collab_spawn_agent_[0-9a-f]{8}$/,
-    );
-    expect(toOpenAIResponsesToolName('a.b')).not.toBe(toOpenAIResponsesToolName('a b'));
+    expect(toOpenAIToolName(long)).toMatch(/^x{55}_[0-9a-f]{8}$/);
+    expect(toOpenAIToolName('collab.spawn agent')).toMatch(/^collab_spawn_agent_[0-9a-f]{8}$/);
+    expect(toOpenAIToolName('a.b')).not.toBe(toOpenAIToolName('a b'));
   });
 
   it('maps names of tools, tool choice and history calls back, and leaves unknown names alone', () => {
-    const names = createOpenAIResponsesToolNames({
+    const names = createOpenAIToolNames({
       model: 'm',
       stream: false,
       tools: [{ type: 'function', name: 'ns.tool', inputSchema: {} }],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GenerationCall } from '../../canonical/generation-call.ts';
-import { createOpenAIChatToolNames, toOpenAIChatToolName } from './openai-chat-tool-names.ts';
+import { createOpenAIToolNames, toOpenAIToolName } from './openai-tool-names.ts';
 
 const callWith = (...names: string[]): GenerationCall => ({
   model: 'm',
@@ -11,31 +11,31 @@ const callWith = (...names: string[]): GenerationCall => ({
 
 describe('OpenAI chat tool names', () => {
   it('keeps valid names unchanged', () => {
-    expect(toOpenAIChatToolName('get_weather-v2')).toBe('get_weather-v2');
-    expect(toOpenAIChatToolName('a'.repeat(64))).toBe('a'.repeat(64));
+    expect(toOpenAIToolName('get_weather-v2')).toBe('get_weather-v2');
+    expect(toOpenAIToolName('a'.repeat(64))).toBe('a'.repeat(64));
   });
 
   it.each(['a'.repeat(65), 'files.read', 'mcp__server__tööl', 'with space', ''])(
     'shortens %j to a valid, deterministic name that maps back',
     (name) => {
-      const upstream = toOpenAIChatToolName(name);
+      const upstream = toOpenAIToolName(name);
       expect(upstream).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
-      expect(toOpenAIChatToolName(name)).toBe(upstream);
-      const names = createOpenAIChatToolNames(callWith(name, 'other'));
+      expect(toOpenAIToolName(name)).toBe(upstream);
+      const names = createOpenAIToolNames(callWith(name, 'other'));
       expect(names.fromUpstream(names.toUpstream(name))).toBe(name);
     },
   );
 
   it('keeps names that share a long prefix distinct', () => {
     const prefix = 'x'.repeat(70);
-    expect(toOpenAIChatToolName(`${prefix}_a`)).not.toBe(toOpenAIChatToolName(`${prefix}_b`));
+    expect(toOpenAIToolName(`${prefix}_a`)).not.toBe(toOpenAIToolName(`${prefix}_b`));
   });
 
   it('keeps a sanitised name distinct from a valid name it resembles', () => {
-    const names = createOpenAIChatToolNames(callWith('files.read', 'files_read'));
+    const names = createOpenAIToolNames(callWith('files.read', 'files_read'));
     expect(names.collisions).toEqual([]);
     expect(names.fromUpstream('files_read')).toBe('files_read');
-    expect(names.fromUpstream(toOpenAIChatToolName('files.read'))).toBe('files.read');
+    expect(names.fromUpstream(toOpenAIToolName('files.read'))).toBe('files.read');
   });
 
   it('maps names from the call history back even when the tool is no longer offered', () => {
@@ -48,8 +48,8 @@ describe('OpenAI chat tool names', () => {
         },
       ],
     };
-    const names = createOpenAIChatToolNames(call);
-    expect(names.fromUpstream(toOpenAIChatToolName('old.tool'))).toBe('old.tool');
+    const names = createOpenAIToolNames(call);
+    expect(names.fromUpstream(toOpenAIToolName('old.tool'))).toBe('old.tool');
     expect(names.fromUpstream('unknown_name')).toBe('unknown_name');
   });
 });
