@@ -26,7 +26,17 @@ export function decodeMessagesTools(tools: unknown, issues: TranslationIssue[]):
       });
       return;
     }
-    const known = ['type', 'name', 'description', 'input_schema', 'cache_control', 'strict'];
+    // `eager_input_streaming` only asks the upstream not to buffer tool input; OpenAI-style
+    // upstreams stream tool arguments as generated anyway, so it is equivalent there.
+    const known = [
+      'type',
+      'name',
+      'description',
+      'input_schema',
+      'cache_control',
+      'strict',
+      'eager_input_streaming',
+    ];
     reportUnknownMessagesKeys(tool, known, path, issues);
     const cache = decodeMessagesCacheControl(tool.cache_control, `${path}.cache_control`, issues);
     decoded.push({
