@@ -1,0 +1,31 @@
+// autocannon 8 ships no types; only the part of its programmatic API the bench uses.
+declare module 'autocannon' {
+  interface AutocannonOptions {
+    url: string;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    connections?: number;
+    duration?: number;
+    timeout?: number;
+    pipelining?: number;
+  }
+  interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p99: number;
+    total: number;
+  }
+  interface AutocannonResult {
+    duration: number;
+    requests: Histogram;
+    latency: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+  }
+  function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
+  export default autocannon;
+}

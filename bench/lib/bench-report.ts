@@ -1,0 +1,247 @@
+/** Medians over rounds, gateway/floor and gateway/peer ratios, budgets, the table and the JSON. */
+import type { LoadMeasure } from './bench-load.ts';
+import type { Scenario, TargetName } from './bench-scenarios.ts';
+
+export interface Row {
+  scenario: string;
+  target: TargetName;
+  rounds: number;
+  median: LoadMeasure;
+}
+
+export interface Ratios {
+  scenario: string;
+  dialect: 'same' | 'cross';
+  floorReference: string;
+  cpuVsFloor?: number;
+  rpsVsFloor?: number;
+  cpuVsPeer?: number;
+  rpsVsPeer?: number;
+}
+
+export interface Budget {
+  name: string;
+  limit: string;
+  measured: string;
+  met: boolean | 'not measured';
+}
+
+export interface SoakResult {
+  seconds: number;
+  connections: number;
+  requests: number;
+  failures: number;
+  rssMbEarly: number;
+  rssMbLate: number;
+  rssMbPeak: number;
+  samplesMb: number[];
+}
+
+function median(values: number[]): number {
+  const finite = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (finite.length === 0) return Number.NaN;
+  const middle = Math.floor(finite.length / 2);
+  return finite.length % 2 ? finite[middle]! : (finite[middle - 1]! + finite[middle]!) / 2;
+}
+
+export function medianMeasure(rounds: LoadMeasure[]): LoadMeasure {
+  const of = (pick: (measure: LoadMeasure) => number | undefined) =>
+    median(rounds.map(pick).filter((value): value is number => value !== undefined));
+  const single = rounds.some((measure) => measure.p50SingleMs !== undefined);
+  return {
+    requestsPerSecond: of((m) => m.requestsPerSecond),
+    requests: of((m) => m.requests),
+    p50Ms: of((m) => m.p50Ms),
+    p99Ms: of((m) => m.p99Ms),
+    ...(single
+      ? { p50SingleMs: of((m) => m.p50SingleMs), p99SingleMs: of((m) => m.p99SingleMs) }
+      : {}),
+    cpuMicrosPerRequest: of((m) => m.cpuMicrosPerRequest),
+    peakRssMb: Math.max(...rounds.map((m) => m.peakRssMb)),
+    rssGrowthMb: of((m) => m.rssGrowthMb),
+    failures: rounds.reduce((sum, m) => sum + m.failures, 0),
+  };
+}
+
+export function computeRatios(scenarios: Scenario[], rows: Row[]): Ratios[] {
+  const find = (scenario: string, target: TargetName) =>
+    rows.find((row) => row.scenario === scenario && row.target === target)?.median;
+  return scenarios.flatMap((scenario) => {
+    const gateway = find(scenario.id, 'gateway');
+    if (!gateway) return [];
+    const floor = find(scenario.floorReference, 'floor');
+    const peer = find(scenario.id, 'peer');
+    return [
+      {
+        scenario: scenario.id,
+        dialect: scenario.dialect,
+        floorReference: scenario.floorReference,
+        ...(floor
+          ? {
+              cpuVsFloor: gateway.cpuMicrosPerRequest / floor.cpuMicrosPerRequest,
+              rpsVsFloor: gateway.requestsPerSecond / floor.requestsPerSecond,
+            }
+          : {}),
+        ...(peer
+          ? {
+              cpuVsPeer: gateway.cpuMicrosPerRequest / peer.cpuMicrosPerRequest,
+              rpsVsPeer: gateway.requestsPerSecond / peer.requestsPerSecond,
+            }
+          : {}),
+      },
+    ];
+  });
+}
+
+const fixed = (value: number | undefined, digits = 1) =>
+  value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(digits);
+
+export function evaluateBudgets(
+  scenarios: Scenario[],
+  rows: Row[],
+  ratios: Ratios[],
+  soak: SoakResult | undefined,
+): Budget[] {
+  const worst = (dialect: 'same' | 'cross') => {
+    const values = ratios.filter((r) => r.dialect === dialect && r.cpuVsFloor !== undefined);
+    const top = values.sort((a, b) => b.cpuVsFloor! - a.cpuVsFloor!)[0];
+    return top ? { value: top.cpuVsFloor!, where: top.scenario } : undefined;
+  };
+  const same = worst('same');
+  const cross = worst('cross');
+  const slowIds = new Set(scenarios.filter((s) => s.slow).map((s) => s.id));
+  const peerRatios = ratios.filter((r) => r.rpsVsPeer !== undefined && !slowIds.has(r.scenario));
+  const peerWorst = peerRatios.sort((a, b) => a.rpsVsPeer! - b.rpsVsPeer!)[0];
+  const gatewayRows = rows.filter((row) => row.target === 'gateway');
+  const rss = Math.max(...gatewayRows.map((row) => row.median.peakRssMb));
+  const budget = (
+    name: string,
+    limit: string,
+    value: { value: number; where: string } | undefined,
+    ok: (v: number) => boolean,
+    unit: string,
+  ): Budget =>
+    value
+      ? {
+          name,
+          limit,
+          measured: `${fixed(value.value, 2)}${unit} (${value.where})`,
+          met: ok(value.value),
+        }
+      : { name, limit, measured: '—', met: 'not measured' };
+  return [
+    budget('same-dialect CPU/request vs floor', '≤ 2×', same, (v) => v <= 2, '×'),
+    budget('cross-dialect CPU/request vs floor', '≤ 3×', cross, (v) => v <= 3, '×'),
+    budget(
+      'throughput vs peer',
+      '≥ 10×',
+      peerWorst ? { value: peerWorst.rpsVsPeer!, where: peerWorst.scenario } : undefined,
+      (v) => v >= 10,
+      '×',
+    ),
+    budget(
+      'gateway peak RSS under load',
+      '≤ 200 MB',
+      gatewayRows.length ? { value: rss, where: 'max over scenarios' } : undefined,
+      (v) => v <= 200,
+      ' MB',
+    ),
+    soak
+      ? {
+          name: 'memory growth over a streaming soak',
+          limit: 'none over 10 min',
+          measured: `${fixed(soak.rssMbEarly)} → ${fixed(soak.rssMbLate)} MB over ${soak.seconds} s`,
+          met: soak.seconds >= 600 ? soak.rssMbLate - soak.rssMbEarly <= 10 : 'not measured',
+        }
+      : {
+          name: 'memory growth over a streaming soak',
+          limit: 'none over 10 min',
+          measured: '—',
+          met: 'not measured',
+        },
+  ];
+}
+
+function table(header: string[], lines: string[][]): string {
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...lines.map((line) => (line[column] ?? '').length)),
+  );
+  const render = (cells: string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
+  return [
+    render(header),
+    render(widths.map((width) => '-'.repeat(width))),
+    ...lines.map(render),
+  ].join('\n');
+}
+
+export function renderReport(
+  rows: Row[],
+  ratios: Ratios[],
+  budgets: Budget[],
+  notes: string[],
+): string {
+  const measures = table(
+    [
+      'scenario',
+      'target',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'p50 ms 1c',
+      'p99 ms 1c',
+      'CPU µs/req',
+      'peak RSS MB',
+      'fail',
+    ],
+    rows.map(({ scenario, target, median: m }) => [
+      scenario,
+      target,
+      fixed(m.requestsPerSecond, 0),
+      fixed(m.p50Ms),
+      fixed(m.p99Ms),
+      fixed(m.p50SingleMs),
+      fixed(m.p99SingleMs),
+      fixed(m.cpuMicrosPerRequest, 0),
+      fixed(m.peakRssMb, 0),
+      String(m.failures),
+    ]),
+  );
+  const ratioTable = table(
+    [
+      'scenario',
+      'dialect',
+      'floor ref',
+      'CPU gw/floor',
+      'req/s gw/floor',
+      'CPU gw/peer',
+      'req/s gw/peer',
+    ],
+    ratios.map((r) => [
+      r.scenario,
+      r.dialect,
+      r.floorReference,
+      fixed(r.cpuVsFloor, 2),
+      fixed(r.rpsVsFloor, 2),
+      fixed(r.cpuVsPeer, 2),
+      fixed(r.rpsVsPeer, 2),
+    ]),
+  );
+  const budgetTable = table(
+    ['budget', 'limit', 'measured', 'met'],
+    budgets.map((b) => [
+      b.name,
+      b.limit,
+      b.measured,
+      b.met === 'not measured' ? 'not measured' : b.met ? 'yes' : 'NO',
+    ]),
+  );
+  return [
+    measures,
+    '',
+    ratioTable,
+    '',
+    budgetTable,
+    ...(notes.length ? ['', ...notes.map((n) => `note: ${n}`)] : []),
+  ].join('\n');
+}

@@ -1,0 +1,248 @@
+/** What the bench sends: one entry per scenario, with the targets that can serve it. */
+
+export type TargetName = 'floor' | 'gateway' | 'peer';
+
+export interface Scenario {
+  id: string;
+  title: string;
+  path: '/v1/chat/completions' | '/v1/messages';
+  body: string;
+  /** same: client and upstream share a dialect; cross: the gateway translates. */
+  dialect: 'same' | 'cross';
+  /** Served by the mock with latency (long-lived streams at high concurrency). */
+  slow: boolean;
+  targets: TargetName[];
+  /** The floor scenario whose CPU/request this one is compared with. */
+  floorReference: string;
+  connections: number;
+  /** Also run with one connection for latency without queueing. */
+  latencyRun: boolean;
+  inQuick: boolean;
+}
+
+const CHAT_MODEL = 'bench-chat';
+const CLAUDE_MODEL = 'bench-claude';
+const SLOW_CHAT_MODEL = 'bench-chat-slow';
+
+const question = 'Give me one sentence about freight yards.';
+
+function chatBody(model: string, stream: boolean): string {
+  return JSON.stringify({
+    model,
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: question },
+    ],
+    max_tokens: 256,
+    ...(stream ? { stream: true } : {}),
+  });
+}
+
+function messagesBody(model: string, stream: boolean): string {
+  return JSON.stringify({
+    model,
+    max_tokens: 256,
+    system: 'You are terse.',
+    messages: [{ role: 'user', content: question }],
+    ...(stream ? { stream: true } : {}),
+  });
+}
+
+const filler = (seed: string, bytes: number) =>
+  Array.from({ length: Math.ceil(bytes / 60) }, (_, index) =>
+    `${seed} line ${index}: keep edits small, run the tests, report what changed.`.slice(0, 60),
+  ).join('\n');
+
+/** A Claude Code-like request: long system prompt, 25 tools with JSON schemas, a tool turn. */
+function largeMessagesBody(model: string): string {
+  const tools = Array.from({ length: 25 }, (_, index) => ({
+    name: `bench_tool_${index}`,
+    description: filler(`Tool ${index}`, 1500),
+    input_schema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'Absolute path of the file to act on.' },
+        pattern: { type: 'string', description: 'A regular expression to search for.' },
+        limit: { type: 'integer', minimum: 1, maximum: 2000 },
+        options: {
+          type: 'object',
+          properties: {
+            recursive: { type: 'boolean' },
+            include: { type: 'array', items: { type: 'string' } },
+          },
+        },
+      },
+      required: ['path'],
+      additionalProperties: false,
+    },
+  }));
+  return JSON.stringify({
+    model,
+    max_tokens: 1024,
+    stream: true,
+    system: [
+      { type: 'text', text: 'You are an interactive command line coding assistant.' },
+      { type: 'text', text: filler('System', 15_000), cache_control: { type: 'ephemeral' } },
+    ],
+    tools,
+    messages: [
+      { role: 'user', content: 'Find where the rate limiter is configured.' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Searching the sources.' },
+          {
+            type: 'tool_use',
+            id: 'toolu_bench_1',
+            name: 'bench_tool_3',
+            input: { path: '/repo/src', pattern: 'limits' },
+          },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_bench_1', content: filler('Result', 14_000) },
+          { type: 'text', text: 'Summarise it in one sentence.' },
+        ],
+      },
+    ],
+  });
+}
+
+export function buildScenarios(quick: boolean): Scenario[] {
+  const connections = 32;
+  const all: Scenario[] = [
+    {
+      id: 'chat-json',
+      title: 'chat → openai-chat, JSON',
+      path: '/v1/chat/completions',
+      body: chatBody(CHAT_MODEL, false),
+      dialect: 'same',
+      slow: false,
+      targets: ['floor', 'gateway', 'peer'],
+      floorReference: 'chat-json',
+      connections,
+      latencyRun: true,
+      inQuick: true,
+    },
+    {
+      id: 'chat-sse',
+      title: 'chat → openai-chat, SSE',
+      path: '/v1/chat/completions',
+      body: chatBody(CHAT_MODEL, true),
+      dialect: 'same',
+      slow: false,
+      targets: ['floor', 'gateway', 'peer'],
+      floorReference: 'chat-sse',
+      connections,
+      latencyRun: true,
+      inQuick: true,
+    },
+    {
+      id: 'messages-json',
+      title: 'messages → anthropic, JSON',
+      path: '/v1/messages',
+      body: messagesBody(CLAUDE_MODEL, false),
+      dialect: 'same',
+      slow: false,
+      targets: ['floor', 'gateway'],
+      floorReference: 'messages-json',
+      connections,
+      latencyRun: true,
+      inQuick: false,
+    },
+    {
+      id: 'messages-sse',
+      title: 'messages → anthropic, SSE',
+      path: '/v1/messages',
+      body: messagesBody(CLAUDE_MODEL, true),
+      dialect: 'same',
+      slow: false,
+      targets: ['floor', 'gateway'],
+      floorReference: 'messages-sse',
+      connections,
+      latencyRun: true,
+      inQuick: false,
+    },
+    {
+      id: 'messages-to-chat-json',
+      title: 'messages → openai-chat, JSON',
+      path: '/v1/messages',
+      body: messagesBody(CHAT_MODEL, false),
+      dialect: 'cross',
+      slow: false,
+      targets: ['gateway'],
+      floorReference: 'messages-json',
+      connections,
+      latencyRun: true,
+      inQuick: false,
+    },
+    {
+      id: 'messages-to-chat-sse',
+      title: 'messages → openai-chat, SSE',
+      path: '/v1/messages',
+      body: messagesBody(CHAT_MODEL, true),
+      dialect: 'cross',
+      slow: false,
+      targets: ['gateway'],
+      floorReference: 'messages-sse',
+      connections,
+      latencyRun: true,
+      inQuick: false,
+    },
+    {
+      id: 'chat-to-messages-json',
+      title: 'chat → anthropic, JSON',
+      path: '/v1/chat/completions',
+      body: chatBody(CLAUDE_MODEL, false),
+      dialect: 'cross',
+      slow: false,
+      targets: ['gateway'],
+      floorReference: 'chat-json',
+      connections,
+      latencyRun: true,
+      inQuick: false,
+    },
+    {
+      id: 'chat-to-messages-sse',
+      title: 'chat → anthropic, SSE',
+      path: '/v1/chat/completions',
+      body: chatBody(CLAUDE_MODEL, true),
+      dialect: 'cross',
+      slow: false,
+      targets: ['gateway'],
+      floorReference: 'chat-sse',
+      connections,
+      latencyRun: true,
+      inQuick: true,
+    },
+    {
+      id: 'large-body-sse',
+      title: 'messages → anthropic, ~80 KB body, 25 tools, SSE',
+      path: '/v1/messages',
+      body: largeMessagesBody(CLAUDE_MODEL),
+      dialect: 'same',
+      slow: false,
+      targets: ['floor', 'gateway'],
+      floorReference: 'large-body-sse',
+      connections: 16,
+      latencyRun: true,
+      inQuick: false,
+    },
+    {
+      id: 'slow-stream',
+      title: 'chat → openai-chat, SSE, slow upstream, high concurrency',
+      path: '/v1/chat/completions',
+      body: chatBody(SLOW_CHAT_MODEL, true),
+      dialect: 'same',
+      slow: true,
+      targets: ['floor', 'gateway', 'peer'],
+      floorReference: 'slow-stream',
+      connections: quick ? 128 : 256,
+      latencyRun: false,
+      inQuick: true,
+    },
+  ];
+  return quick ? all.filter((scenario) => scenario.inQuick) : all;
+}

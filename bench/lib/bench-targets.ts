@@ -1,0 +1,225 @@
+/**
+ * Starts the processes one bench run needs: two mock upstreams (fast and slow), a floor in front
+ * of each, Switchyard as a user runs it, and the peer gateway when it is installed.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, startProcess } from './bench-process.ts';
+import type { BenchProcess } from './bench-process.ts';
+import type { Scenario, TargetName } from './bench-scenarios.ts';
+
+const run = promisify(execFile);
+
+export const SLOW_LATENCY_MS = 200;
+export const SLOW_CHUNK_INTERVAL_MS = 20;
+
+export interface BenchTargets {
+  mock: BenchProcess;
+  slowMock: BenchProcess;
+  floor: BenchProcess;
+  slowFloor: BenchProcess;
+  gateway: BenchProcess;
+  gatewayToken: string;
+  peer?: BenchProcess;
+  peerProblem?: string;
+  dataDir: string;
+}
+
+const TS = ['--import', 'tsx'];
+
+async function startMock(root: string, name: string, env: Record<string, string>) {
+  const port = await freePort();
+  return startProcess({
+    name,
+    args: [...TS, 'bench/lib/mock-upstream.ts'],
+    env: { PORT: String(port), ...env },
+    port,
+    cwd: root,
+  });
+}
+
+async function startFloor(root: string, name: string, upstream: BenchProcess) {
+  const port = await freePort();
+  return startProcess({
+    name,
+    args: [...TS, 'bench/lib/bare-forwarder.ts'],
+    env: { PORT: String(port), UPSTREAM_URL: `http://127.0.0.1:${upstream.port}` },
+    port,
+    cwd: root,
+  });
+}
+
+function gatewayConfig(mockPort: number, slowMockPort: number) {
+  const model = (id: string, provider: string, upstreamModel: string) => ({
+    id,
+    deployments: [{ provider, upstreamModel }],
+    capabilities: {
+      streaming: true,
+      tools: true,
+      vision: false,
+      reasoning: false,
+      promptCache: true,
+    },
+    contextWindow: 200_000,
+    maxOutputTokens: 4096,
+    pricing: { input: 0.1, output: 0.4 },
+  });
+  const provider = (kind: string, port: number) => ({
+    kind,
+    baseUrl: `http://127.0.0.1:${port}`,
+    apiKeyEnv: 'BENCH_UPSTREAM_KEY',
+  });
+  return {
+    server: { host: '127.0.0.1', shutdownGraceMs: 2000 },
+    store: { backend: 'sqlite' },
+    providers: {
+      'mock-chat': provider('openai-chat', mockPort),
+      'mock-anthropic': provider('anthropic', mockPort),
+      'slow-chat': provider('openai-chat', slowMockPort),
+    },
+    models: [
+      model('bench-chat', 'mock-chat', 'gpt-4.1-mini'),
+      model('bench-claude', 'mock-anthropic', 'claude-sonnet-4-5'),
+      model('bench-chat-slow', 'slow-chat', 'gpt-4.1-mini'),
+    ],
+    // Generous, so the limiter runs on every request without ever refusing one.
+    limits: {
+      token: {
+        requestsPerMinute: 100_000_000,
+        tokensPerMinute: 2_000_000_000,
+        concurrentRequests: 100_000,
+      },
+    },
+  };
+}
+
+async function startGateway(
+  root: string,
+  mock: BenchProcess,
+  slowMock: BenchProcess,
+  cpuProfileDir?: string,
+) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+  const configPath = join(dataDir, 'bench.config.json');
+  writeFileSync(configPath, JSON.stringify(gatewayConfig(mock.port, slowMock.port), null, 2));
+  const port = await freePort();
+  const env = {
+    PORT: String(port),
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_CONFIG: configPath,
+    SWITCHYARD_LOG_LEVEL: 'warn',
+    BENCH_UPSTREAM_KEY: 'sk-bench-upstream',
+  };
+  const { stdout } = await run(
+    process.execPath,
+    ['bin/switchyard.js', '--json', 'bootstrap', '--name', 'bench', '--credits', '1000000'],
+    { cwd: root, env: { ...process.env, ...env }, timeout: 30_000 },
+  );
+  const token = (JSON.parse(stdout) as { token?: string }).token;
+  if (typeof token !== 'string') throw new Error(`bootstrap printed no token: ${stdout}`);
+  const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  const gateway = await startProcess({
+    name: 'gateway',
+    args: [...profile, ...TS, 'src/main.ts'],
+    env,
+    port,
+    cwd: root,
+    readyPath: '/healthz',
+  });
+  return { gateway, token, dataDir };
+}
+
+async function startPeer(root: string): Promise<BenchProcess | string> {
+  const entry = join(root, 'bench/peer/node_modules/@portkey-ai/gateway/build/start-server.js');
+  if (!existsSync(entry)) {
+    return 'peer not installed: run `npm ci --prefix bench/peer` (needs the npm registry)';
+  }
+  const port = await freePort();
+  try {
+    // start-server.js reads --port=N; --headless skips the log UI (package README, build source).
+    return await startProcess({
+      name: 'peer',
+      args: [entry, `--port=${port}`, '--headless'],
+      env: { NODE_ENV: 'production' },
+      port,
+      cwd: join(root, 'bench/peer'),
+    });
+  } catch (error) {
+    return `peer failed to start: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+export async function startTargets(
+  root: string,
+  options: { withPeer: boolean; cpuProfileDir?: string },
+): Promise<BenchTargets> {
+  const mock = await startMock(root, 'mock', {});
+  const slowMock = await startMock(root, 'slow-mock', {
+    MOCK_LATENCY_MS: String(SLOW_LATENCY_MS),
+    MOCK_CHUNK_INTERVAL_MS: String(SLOW_CHUNK_INTERVAL_MS),
+  });
+  const floor = await startFloor(root, 'floor', mock);
+  const slowFloor = await startFloor(root, 'slow-floor', slowMock);
+  const { gateway, token, dataDir } = await startGateway(
+    root,
+    mock,
+    slowMock,
+    options.cpuProfileDir,
+  );
+  const peer = options.withPeer ? await startPeer(root) : 'peer skipped (--no-peer)';
+  return {
+    mock,
+    slowMock,
+    floor,
+    slowFloor,
+    gateway,
+    gatewayToken: token,
+    dataDir,
+    ...(typeof peer === 'string' ? { peerProblem: peer } : { peer }),
+  };
+}
+
+export function removeDataDir(targets: BenchTargets): void {
+  rmSync(targets.dataDir, { recursive: true, force: true });
+}
+
+/** The process serving `scenario` for `target`, its URL and headers. */
+export function endpoint(
+  targets: BenchTargets,
+  target: TargetName,
+  scenario: Scenario,
+): { process: BenchProcess; url: string; headers: Record<string, string> } {
+  const json = { 'content-type': 'application/json' };
+  const messages: Record<string, string> =
+    scenario.path === '/v1/messages' ? { 'anthropic-version': '2023-06-01' } : {};
+  if (target === 'gateway') {
+    return {
+      process: targets.gateway,
+      url: `http://127.0.0.1:${targets.gateway.port}${scenario.path}`,
+      headers: { ...json, ...messages, authorization: `Bearer ${targets.gatewayToken}` },
+    };
+  }
+  if (target === 'floor') {
+    const floor = scenario.slow ? targets.slowFloor : targets.floor;
+    return {
+      process: floor,
+      url: `http://127.0.0.1:${floor.port}${scenario.path}`,
+      headers: { ...json, ...messages, authorization: 'Bearer sk-bench-upstream' },
+    };
+  }
+  if (!targets.peer) throw new Error(targets.peerProblem ?? 'peer not running');
+  const upstream = scenario.slow ? targets.slowMock : targets.mock;
+  return {
+    process: targets.peer,
+    url: `http://127.0.0.1:${targets.peer.port}${scenario.path}`,
+    headers: {
+      ...json,
+      authorization: 'Bearer sk-bench-upstream',
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': `http://127.0.0.1:${upstream.port}/v1`,
+    },
+  };
+}

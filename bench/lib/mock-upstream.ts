@@ -1,0 +1,64 @@
+/**
+ * Mock upstream for the bench (run as its own process): answers POST /v1/chat/completions and
+ * POST /v1/messages with fixed JSON, or fixed SSE when the body asks for `"stream": true`.
+ * Env: PORT; MOCK_LATENCY_MS (wait before the answer's first byte); MOCK_CHUNK_INTERVAL_MS
+ * (pause between SSE events). Listens on 127.0.0.1 only.
+ */
+import { createServer } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { CHAT_JSON, CHAT_SSE, MESSAGES_JSON, MESSAGES_SSE } from './mock-upstream-bodies.ts';
+
+const latencyMs = Number(process.env.MOCK_LATENCY_MS ?? 0);
+const chunkIntervalMs = Number(process.env.MOCK_CHUNK_INTERVAL_MS ?? 0);
+const STREAM_FLAG = /"stream"\s*:\s*true/;
+
+function sendJson(response: ServerResponse, body: string): void {
+  response.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  response.end(body);
+}
+
+function sendSse(response: ServerResponse, events: string[]): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (chunkIntervalMs <= 0) {
+    for (const chunk of events) response.write(chunk);
+    response.end();
+    return;
+  }
+  let index = 0;
+  const next = () => {
+    if (response.destroyed) return;
+    const chunk = events[index++];
+    if (chunk === undefined) {
+      response.end();
+      return;
+    }
+    response.write(chunk);
+    setTimeout(next, chunkIntervalMs);
+  };
+  next();
+}
+
+const server = createServer((request, response) => {
+  const parts: Buffer[] = [];
+  request.on('data', (part: Buffer) => parts.push(part));
+  request.on('end', () => {
+    const stream = STREAM_FLAG.test(Buffer.concat(parts).toString('utf8'));
+    const answer = () => {
+      if (request.method !== 'POST') return sendJson(response, '{"ok":true}');
+      if (request.url?.startsWith('/v1/chat/completions')) {
+        return stream ? sendSse(response, CHAT_SSE) : sendJson(response, CHAT_JSON);
+      }
+      if (request.url?.startsWith('/v1/messages')) {
+        return stream ? sendSse(response, MESSAGES_SSE) : sendJson(response, MESSAGES_JSON);
+      }
+      response.writeHead(404).end();
+    };
+    if (latencyMs > 0) setTimeout(answer, latencyMs);
+    else answer();
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(Number(process.env.PORT), '127.0.0.1');

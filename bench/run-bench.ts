@@ -1,0 +1,225 @@
+/**
+ * `npm run bench [-- --quick] [--rounds=N] [--duration=S] [--no-peer] [--soak=S] [--cpu-prof]
+ * [--warmup-pass=S]`
+ * Mock upstream, bare forwarder (floor), Switchyard and the peer gateway as child processes on
+ * 127.0.0.1; autocannon load; CPU per request, latency, RSS; medians over rounds. See
+ * docs/performance.md.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { sampleRss, stopAll } from './lib/bench-process.ts';
+import { measureLoad, preflight } from './lib/bench-load.ts';
+import type { LoadMeasure } from './lib/bench-load.ts';
+import { computeRatios, evaluateBudgets, medianMeasure, renderReport } from './lib/bench-report.ts';
+import type { Row, SoakResult } from './lib/bench-report.ts';
+import { buildScenarios } from './lib/bench-scenarios.ts';
+import type { Scenario, TargetName } from './lib/bench-scenarios.ts';
+import {
+  SLOW_CHUNK_INTERVAL_MS,
+  SLOW_LATENCY_MS,
+  endpoint,
+  removeDataDir,
+  startTargets,
+} from './lib/bench-targets.ts';
+import type { BenchTargets } from './lib/bench-targets.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const option = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1];
+
+const quick = flag('quick');
+const settings = {
+  quick,
+  rounds: Number(option('rounds') ?? (quick ? 1 : 3)),
+  durationSeconds: Number(option('duration') ?? (quick ? 2 : 5)),
+  slowDurationSeconds: Number(option('duration') ?? (quick ? 3 : 10)),
+  warmupSeconds: quick ? 0.5 : 1,
+  latencySeconds: quick ? 1 : 2,
+  warmupPassSeconds: Number(option('warmup-pass') ?? (quick ? 0 : 3)),
+  soakSeconds: Number(option('soak') ?? 0),
+  withPeer: !flag('no-peer'),
+  cpuProfile: flag('cpu-prof'),
+};
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+// Bound the whole run in time: children are killed by the exit handler in bench-process.ts.
+const deadlineMs = (quick ? 110 : 40 * 60) * 1000 + settings.soakSeconds * 1000;
+setTimeout(() => {
+  log(`bench: over its time bound (${deadlineMs / 1000} s), stopping`);
+  process.exit(1);
+}, deadlineMs).unref();
+
+async function soak(targets: BenchTargets, scenario: Scenario): Promise<SoakResult> {
+  const { url, headers, process: gateway } = endpoint(targets, 'gateway', scenario);
+  log(`soak: ${settings.soakSeconds} s of ${scenario.id} at ${scenario.connections} connections`);
+  const sampler = sampleRss(gateway.pid, 5000);
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers,
+    body: scenario.body,
+    connections: scenario.connections,
+    duration: settings.soakSeconds,
+    timeout: 30,
+  });
+  const rss = sampler.stop();
+  const mb = rss.samples.map((kb) => kb / 1024);
+  const tenth = Math.max(1, Math.floor(mb.length / 10));
+  const average = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  return {
+    seconds: settings.soakSeconds,
+    connections: scenario.connections,
+    requests: result['2xx'],
+    failures: result.non2xx + result.errors + result.timeouts,
+    // Early = the second tenth (after warm-up growth), late = the last tenth.
+    rssMbEarly: average(mb.slice(tenth, 2 * tenth)),
+    rssMbLate: average(mb.slice(-tenth)),
+    rssMbPeak: Math.max(...mb),
+    samplesMb: mb.map((value) => Math.round(value)),
+  };
+}
+
+async function main(): Promise<number> {
+  const scenarios = buildScenarios(quick);
+  const notes: string[] = [];
+  const profileDir = settings.cpuProfile
+    ? mkdtempSync(join(tmpdir(), 'switchyard-prof-'))
+    : undefined;
+  log(`bench: starting targets (${quick ? 'quick' : 'full'}, ${settings.rounds} round(s))`);
+  let targets: BenchTargets | undefined;
+  try {
+    targets = await startTargets(root, {
+      withPeer: settings.withPeer,
+      ...(profileDir ? { cpuProfileDir: profileDir } : {}),
+    });
+    if (targets.peerProblem) notes.push(targets.peerProblem);
+    const running = targets;
+
+    // One checked request per target and scenario: a target that cannot serve it is left out.
+    const plan: { scenario: Scenario; target: TargetName }[] = [];
+    for (const scenario of scenarios) {
+      for (const target of scenario.targets) {
+        if (target === 'peer' && !running.peer) continue;
+        const { url, headers } = endpoint(running, target, scenario);
+        try {
+          await preflight(url, headers, scenario.body);
+          plan.push({ scenario, target });
+        } catch (error) {
+          notes.push(
+            `${target} left out of ${scenario.id}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+    }
+
+    // JIT warm-up: the first pass over every scenario runs cold code paths (round 1 of early
+    // runs measured the gateway 2-3× slower than later rounds); it is run and thrown away.
+    for (const { scenario, target } of settings.warmupPassSeconds > 0 ? plan : []) {
+      const { url, headers } = endpoint(running, target, scenario);
+      await autocannon({
+        url,
+        method: 'POST',
+        headers,
+        body: scenario.body,
+        connections: scenario.connections,
+        duration: settings.warmupPassSeconds,
+        timeout: 30,
+      });
+    }
+    if (settings.warmupPassSeconds > 0) log('bench: warm-up pass done');
+
+    const measured = new Map<string, LoadMeasure[]>();
+    for (let round = 1; round <= settings.rounds; round++) {
+      for (const { scenario, target } of plan) {
+        const { url, headers, process: served } = endpoint(running, target, scenario);
+        const measure = await measureLoad({
+          pid: served.pid,
+          url,
+          headers,
+          body: scenario.body,
+          connections: scenario.connections,
+          durationSeconds: scenario.slow ? settings.slowDurationSeconds : settings.durationSeconds,
+          warmupSeconds: settings.warmupSeconds,
+          latencySeconds: scenario.latencyRun ? settings.latencySeconds : 0,
+        });
+        const key = `${scenario.id}|${target}`;
+        measured.set(key, [...(measured.get(key) ?? []), measure]);
+        log(
+          `round ${round} ${scenario.id.padEnd(22)} ${target.padEnd(7)} ${measure.requestsPerSecond.toFixed(0).padStart(6)} req/s ` +
+            `${measure.cpuMicrosPerRequest.toFixed(0).padStart(6)} µs/req ${measure.peakRssMb.toFixed(0).padStart(4)} MB` +
+            (measure.failures ? ` ${measure.failures} failures` : ''),
+        );
+      }
+    }
+
+    const rows: Row[] = plan.map(({ scenario, target }) => {
+      const rounds = measured.get(`${scenario.id}|${target}`) ?? [];
+      return {
+        scenario: scenario.id,
+        target,
+        rounds: rounds.length,
+        median: medianMeasure(rounds),
+      };
+    });
+    const slow = scenarios.find((scenario) => scenario.slow);
+    const soaked = settings.soakSeconds > 0 && slow ? await soak(running, slow) : undefined;
+    const ratios = computeRatios(scenarios, rows);
+    const budgets = evaluateBudgets(scenarios, rows, ratios, soaked);
+    if (rows.some((row) => row.median.failures > 0))
+      notes.push('some runs had non-2xx answers or errors (column fail)');
+
+    process.stdout.write(`${renderReport(rows, ratios, budgets, notes)}\n`);
+    const resultsDir = join(root, 'bench/results');
+    mkdirSync(resultsDir, { recursive: true });
+    const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
+    const file = join(resultsDir, `${stamp}${quick ? '-quick' : ''}.json`);
+    const environment = {
+      node: process.version,
+      platform: process.platform,
+      cpus: (await import('node:os')).cpus().length,
+    };
+    writeFileSync(
+      file,
+      `${JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          settings: {
+            ...settings,
+            slowUpstream: { latencyMs: SLOW_LATENCY_MS, chunkIntervalMs: SLOW_CHUNK_INTERVAL_MS },
+          },
+          environment,
+          scenarios: scenarios.map(({ body, ...rest }) => ({
+            ...rest,
+            bodyBytes: Buffer.byteLength(body),
+          })),
+          rows,
+          ratios,
+          budgets,
+          soak: soaked,
+          notes,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    log(`bench: wrote ${file}`);
+    return 0;
+  } finally {
+    await stopAll();
+    if (targets) removeDataDir(targets);
+    if (profileDir) log(`bench: gateway CPU profile in ${profileDir}`);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    void stopAll().finally(() => process.exit(1));
+  },
+);
