@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 
 import type { Balance, CreditLedger, Hold, LedgerEntry } from '../../billing/credit-ledger.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
@@ -13,6 +13,24 @@ import type { Database, StoreDialect } from './kysely-database.ts';
  * at its first statement and busy_timeout applies (a read-first transaction could instead fail
  * with SQLITE_BUSY_SNAPSHOT when another process wrote meanwhile).
  */
+/**
+ * Moves a hold out of `open` with a conditional update, so a second settle or release (or one
+ * after the sweeper) changes nothing. Returns what the hold reserved, or undefined.
+ */
+async function closeOpenHold(
+  transaction: Transaction<Database>,
+  holdId: string,
+  status: 'settled' | 'released',
+): Promise<{ account_id: string; amount: number } | undefined> {
+  return transaction
+    .updateTable('holds')
+    .set({ status })
+    .where('id', '=', holdId)
+    .where('status', '=', 'open')
+    .returning(['account_id', 'amount'])
+    .executeTakeFirst();
+}
+
 export class KyselyCreditLedger implements CreditLedger {
   readonly #database: Kysely<Database>;
   readonly #dialect: StoreDialect;
@@ -129,13 +147,7 @@ export class KyselyCreditLedger implements CreditLedger {
   ): Promise<boolean> {
     assertMicroCredits(usage.cost, 'cost', { allowNegative: false });
     return this.#database.transaction().execute(async (transaction) => {
-      const closed = await transaction
-        .updateTable('holds')
-        .set({ status: 'settled' })
-        .where('id', '=', holdId)
-        .where('status', '=', 'open')
-        .returning(['account_id', 'amount'])
-        .executeTakeFirst();
+      const closed = await closeOpenHold(transaction, holdId, 'settled');
       if (closed === undefined) return false;
       await transaction
         .insertInto('ledger_entries')
@@ -164,13 +176,7 @@ export class KyselyCreditLedger implements CreditLedger {
 
   async releaseHold(holdId: string): Promise<boolean> {
     return this.#database.transaction().execute(async (transaction) => {
-      const closed = await transaction
-        .updateTable('holds')
-        .set({ status: 'released' })
-        .where('id', '=', holdId)
-        .where('status', '=', 'open')
-        .returning(['account_id', 'amount'])
-        .executeTakeFirst();
+      const closed = await closeOpenHold(transaction, holdId, 'released');
       if (closed === undefined) return false;
       await transaction
         .updateTable('balances')
