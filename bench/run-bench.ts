@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [--rounds=N] [--duration=S] [--no-peer] [--soak=S] [--cpu-prof]
- * [--warmup-pass=S]`
+ * [--warmup-pass=S] [--only=scenario,…]`
  * Mock upstream, bare forwarder (floor), Switchyard and the peer gateway as child processes on
  * 127.0.0.1; autocannon load; CPU per request, latency, RSS; medians over rounds. See
  * docs/performance.md.
@@ -43,6 +43,7 @@ const settings = {
   soakSeconds: Number(option('soak') ?? 0),
   withPeer: !flag('no-peer'),
   cpuProfile: flag('cpu-prof'),
+  only: option('only')?.split(','),
 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -85,7 +86,9 @@ async function soak(targets: BenchTargets, scenario: Scenario): Promise<SoakResu
 }
 
 async function main(): Promise<number> {
-  const scenarios = buildScenarios(quick);
+  const scenarios = buildScenarios(quick).filter(
+    (scenario) => settings.only === undefined || settings.only.includes(scenario.id),
+  );
   const notes: string[] = [];
   const profileDir = settings.cpuProfile
     ? mkdtempSync(join(tmpdir(), 'switchyard-prof-'))
