@@ -18,7 +18,7 @@ const layer = (files, forbidden, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/peer/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'data/', 'dist/', 'coverage/', 'bench/peer/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -48,7 +48,7 @@ export async function openStore(config: Config): Promise<Store> {
   if (config.store.backend === 'postgres') {
     return openPostgresStore({ connectionString: config.store.postgresUrl as string });
   }
-  return openSqliteStore({ path: path.join(config.dataDir, 'switchyard.sqlite') });
+  return openSqliteStore({ path: path.join(config.dataDir, 'switchyard.sqlite'), owner: true });
 }
 
 export interface Gateway {

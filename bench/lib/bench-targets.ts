@@ -2,6 +2,7 @@
  * Starts the processes one bench run needs: two mock upstreams (fast and slow), a floor in front
  * of each, Switchyard as a user runs it, and the peer gateway when it is installed.
  */
+import { build as esbuild } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,9 +44,20 @@ async function startMock(root: string, name: string, env: Record<string, string>
 
 async function startFloor(root: string, name: string, upstream: BenchProcess) {
   const port = await freePort();
+  // Plain JavaScript on plain Node, like the gateway's build: no loader thread in either figure.
+  const outfile = join(root, 'dist/bench/bare-forwarder.js');
+  await esbuild({
+    entryPoints: [join(root, 'bench/lib/bare-forwarder.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   return startProcess({
     name,
-    args: [...TS, 'bench/lib/bare-forwarder.ts'],
+    args: [outfile],
     env: { PORT: String(port), UPSTREAM_URL: `http://127.0.0.1:${upstream.port}` },
     port,
     cwd: root,
@@ -121,9 +133,11 @@ async function startGateway(
   const token = (JSON.parse(stdout) as { token?: string }).token;
   if (typeof token !== 'string') throw new Error(`bootstrap printed no token: ${stdout}`);
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  // As `npm start` runs it: the build, on plain Node.
+  await run(process.execPath, ['scripts/build-gateway.mjs'], { cwd: root, timeout: 60_000 });
   const gateway = await startProcess({
     name: 'gateway',
-    args: [...profile, ...TS, 'src/main.ts'],
+    args: [...profile, '--enable-source-maps', 'dist/main.js'],
     env,
     port,
     cwd: root,

@@ -21,3 +21,16 @@ export function formatCredits(micro: number): string {
   const fraction = String(absolute % microPerCredit).padStart(6, '0');
   return `${sign}${whole}.${fraction}`;
 }
+
+/** DESIGN.md §2: money is integer micro-credits, never floats. Throws a RangeError otherwise. */
+export function assertMicroCredits(
+  value: number,
+  what: string,
+  options: { allowNegative: boolean },
+): void {
+  if (!Number.isSafeInteger(value) || (!options.allowNegative && value < 0)) {
+    throw new RangeError(
+      `${what} must be a${options.allowNegative ? 'n' : ' non-negative'} integer number of micro-credits, got ${value}`,
+    );
+  }
+}

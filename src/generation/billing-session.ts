@@ -158,41 +158,48 @@ export class BillingSession {
     });
   }
 
+  /** Settles the hold: charges the cost, or releases it whole when nothing was used. */
+  async #charge(cost: number): Promise<void> {
+    if (this.#holdId === undefined) return;
+    const { ledger, now } = this.#dependencies;
+    const { requestId, principal, model, surface } = this.#start;
+    if (cost === 0) {
+      await ledger.releaseHold(this.#holdId);
+      return;
+    }
+    const entry = {
+      id: `le_${randomUUID().replaceAll('-', '')}`,
+      reason: `${surface} ${model.id}`,
+      requestId,
+      createdAt: now(),
+    };
+    const settled = await ledger.settleHold(this.#holdId, { ...entry, cost });
+    // A hold the sweeper already released (a call longer than the hold's lifetime) must not
+    // make the usage free: charge it as a plain usage entry instead.
+    if (!settled) {
+      await ledger.appendEntry({
+        ...entry,
+        accountId: principal.account.id,
+        amount: -cost,
+        kind: 'usage',
+      });
+    }
+  }
+
   /** Settles and records once; later calls do nothing. Returns the micro-credits charged. */
   async end(result: SessionEnd): Promise<number> {
     if (this.#ended) return 0;
     this.#ended = true;
-    const { ledger, usage: usageStore, now } = this.#dependencies;
+    const { usage: usageStore, now } = this.#dependencies;
     const { requestId, principal, model, surface } = this.#start;
     const usage = result.usage;
     const cost = usage === undefined ? 0 : priceUsage(usage, model.prices);
-    if (this.#holdId !== undefined) {
-      if (cost > 0) {
-        const entry = {
-          id: `le_${randomUUID().replaceAll('-', '')}`,
-          reason: `${surface} ${model.id}`,
-          requestId,
-          createdAt: now(),
-        };
-        const settled = await ledger.settleHold(this.#holdId, { ...entry, cost });
-        // A hold the sweeper already released (a call longer than the hold's lifetime) must not
-        // make the usage free: charge it as a plain usage entry instead.
-        if (!settled) {
-          await ledger.appendEntry({
-            ...entry,
-            accountId: principal.account.id,
-            amount: -cost,
-            kind: 'usage',
-          });
-        }
-      } else {
-        await ledger.releaseHold(this.#holdId);
-      }
-    }
+    // Both writes are queued before anything is awaited, so a store that commits in groups
+    // (the embedded one) commits them together.
+    const charged = this.#charge(cost);
     const totalTokens =
       usage === undefined ? 0 : usage.inputTokens.total + usage.outputTokens.total;
-    await this.#releaseLease(totalTokens);
-    await usageStore.recordUsage({
+    const recorded = usageStore.recordUsage({
       requestId,
       accountId: principal.account.id,
       apiKeyId: principal.apiKey.id,
@@ -211,6 +218,7 @@ export class BillingSession {
       status: result.status,
       createdAt: now(),
     });
+    await Promise.all([charged, recorded, this.#releaseLease(totalTokens)]);
     return cost;
   }
 }

@@ -23,6 +23,7 @@ import { relayStream, translateStream, type StreamContext } from './relay-stream
 import { mintResponseId } from './surface-response-id.ts';
 import { buildUpstreamHeaders } from './upstream-headers.ts';
 import { readJsonAnswer } from './read-json-answer.ts';
+import { AbortHandle, type AbortSource } from '../shared/abort-handle.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -45,7 +46,7 @@ export interface GenerationInput {
   headers: Headers;
   requestId: string;
   /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  signal: AbortSource;
 }
 
 export type GenerationReply =
@@ -160,17 +161,12 @@ export class GenerationService {
       throw error;
     }
 
-    const upstreamAbort = new AbortController();
+    const upstreamAbort = new AbortHandle();
     const onClientGone = () => upstreamAbort.abort();
     input.signal.addEventListener('abort', onClientGone, { once: true });
     let answered: { attempt: PlannedAttempt; response: UpstreamResponse };
     try {
-      answered = await this.#callWithFallback(
-        attempts,
-        input.headers,
-        stream,
-        upstreamAbort.signal,
-      );
+      answered = await this.#callWithFallback(attempts, input.headers, stream, upstreamAbort);
     } catch (error) {
       input.signal.removeEventListener('abort', onClientGone);
       const status = error instanceof ApiError ? error.status : 500;
@@ -316,10 +312,10 @@ export class GenerationService {
     attempts: PlannedAttempt[],
     clientHeaders: Headers,
     stream: boolean,
-    signal: AbortSignal,
+    signal: AbortHandle,
   ): Promise<{ attempt: PlannedAttempt; response: UpstreamResponse }> {
     const { pools, providers, providerKey, now } = this.#dependencies;
-    let lastError: ApiError = new ApiError('upstream_error');
+    let lastError: ApiError | undefined;
     let rateLimited: ApiError | undefined;
     for (const attempt of attempts) {
       const { provider, providerId } = attempt.deployment;
@@ -351,6 +347,6 @@ export class GenerationService {
       }
     }
     // An upstream 429 keeps its status and retry-after once every deployment was tried.
-    throw rateLimited ?? lastError;
+    throw rateLimited ?? lastError ?? new ApiError('upstream_error');
   }
 }

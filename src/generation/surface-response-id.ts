@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../shared/random-hex.ts';
 import type { SurfaceName } from '../surfaces/surface-codec.ts';
 
 const prefixes: Record<SurfaceName, string> = {
@@ -9,5 +9,5 @@ const prefixes: Record<SurfaceName, string> = {
 
 /** A response id in the client dialect's own form. */
 export function mintResponseId(surface: SurfaceName): string {
-  return `${prefixes[surface]}${randomBytes(12).toString('hex')}`;
+  return `${prefixes[surface]}${randomHex(12)}`;
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../shared/random-hex.ts';
 import Fastify, {
   LogController,
   type FastifyInstance,
@@ -70,7 +70,7 @@ export async function buildApp(
     logger,
     bodyLimit: options.bodyLimitBytes,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: () => `req_${randomHex(12)}`,
     // Streams may run for minutes; the upstream timeouts bound them, not the server.
     requestTimeout: 0,
     return503OnClosing: true,

@@ -5,6 +5,7 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import type { CountTokensService } from '../../generation/count-tokens-service.ts';
 import type { GenerationService } from '../../generation/generation-service.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
+import { AbortHandle } from '../../shared/abort-handle.ts';
 import { requireToken } from '../require-token.ts';
 
 export interface GenerationRouteDependencies {
@@ -25,13 +26,13 @@ export interface GenerationRouteDependencies {
 }
 
 /** Aborts the upstream call when the client disconnects before the answer is complete. */
-function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
+function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortHandle {
+  const controller = new AbortHandle();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });
   request.raw.on('aborted', () => controller.abort());
-  return controller.signal;
+  return controller;
 }
 
 /** POST /v1/messages, /v1/responses (+ /responses), /v1/chat/completions (+ /chat/completions). */

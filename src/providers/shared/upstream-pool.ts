@@ -1,3 +1,4 @@
+import type { AbortHandle } from '../../shared/abort-handle.ts';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 
@@ -14,7 +15,7 @@ export interface UpstreamRequest {
   path: string;
   headers: Record<string, string>;
   body: string;
-  signal: AbortSignal;
+  signal: AbortSignal | AbortHandle;
 }
 
 export type UpstreamResponse = Dispatcher.ResponseData;

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
 
 import type { Balance, CreditLedger, Hold, LedgerEntry } from '../../billing/credit-ledger.ts';
+import { assertMicroCredits } from '../../billing/micro-credits.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
 
 /**
@@ -232,18 +233,5 @@ export class KyselyCreditLedger implements CreditLedger {
       requestId: row.request_id,
       createdAt: row.created_at,
     }));
-  }
-}
-
-/** DESIGN.md §2: money is integer micro-credits, never floats. */
-function assertMicroCredits(
-  value: number,
-  what: string,
-  options: { allowNegative: boolean },
-): void {
-  if (!Number.isSafeInteger(value) || (!options.allowNegative && value < 0)) {
-    throw new RangeError(
-      `${what} must be a${options.allowNegative ? 'n' : ' non-negative'} integer number of micro-credits, got ${value}`,
-    );
   }
 }

@@ -3,6 +3,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 
 import type { Database, StoreDialect } from './kysely-database.ts';
 import { createStoreTablesMigration } from './migration-0001-create-store-tables.ts';
+import { createProcessLeaseMigration } from './migration-0003-create-process-lease.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -13,6 +14,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
     async getMigrations(): Promise<Record<string, Migration>> {
       return {
         '0001_create_store_tables': createStoreTablesMigration(dialect),
+        '0003_create_process_lease': createProcessLeaseMigration(dialect),
       };
     },
   };

@@ -9,12 +9,21 @@ import type { Database } from '../kysely/kysely-database.ts';
 import { migrateStoreToLatest } from '../kysely/migrate-store-to-latest.ts';
 import type { Store } from '../store.ts';
 import { adaptSqliteConnection } from './adapt-sqlite-connection.ts';
+import { SqliteBillingWrites } from './sqlite-billing-writes.ts';
+import { SqliteOwnedLedger } from './sqlite-owned-ledger.ts';
+import { takeProcessLease, type ProcessLease } from './sqlite-process-lease.ts';
 
 export interface SqliteStoreOptions {
   /** Database file; its folder is created when missing. `:memory:` gives a throwaway store. */
   path: string;
   /** How long a write waits for another process's write lock before failing. */
   busyTimeoutMilliseconds?: number;
+  /**
+   * True for the gateway process: it takes the process lease (one gateway per file), keeps holds
+   * in memory and commits usage charges and records in groups (sqlite-owned-ledger.ts). The
+   * operator CLI and tools leave it false and use the durable ledger directly.
+   */
+  owner?: boolean;
 }
 
 /**
@@ -56,5 +65,38 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     await database.destroy();
     throw error;
   }
-  return createKyselyStore(database, 'sqlite');
+  const store = createKyselyStore(database, 'sqlite');
+  if (options.owner !== true || options.path === ':memory:') {
+    return options.owner === true ? ownStore(store, connection) : store;
+  }
+  let lease: ProcessLease;
+  try {
+    lease = takeProcessLease(connection);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return ownStore(store, connection, lease);
+}
+
+/** Puts the owned ledger and the group-committed usage records in front of the durable store. */
+function ownStore(store: Store, connection: BetterSqlite3.Database, lease?: ProcessLease): Store {
+  const writes = new SqliteBillingWrites(connection);
+  const durableUsage = store.usage;
+  return {
+    ...store,
+    ledger: new SqliteOwnedLedger(connection, writes, store.ledger),
+    usage: {
+      recordUsage: (record) => writes.record(record),
+      listUsage(accountId, limit) {
+        writes.flush();
+        return durableUsage.listUsage(accountId, limit);
+      },
+    },
+    async close(): Promise<void> {
+      writes.flush();
+      lease?.release();
+      await store.close();
+    },
+  };
 }

@@ -26,9 +26,9 @@ async function withTemporaryFolder<Result>(
 }
 
 /** A store in a fresh temporary file whose folder goes away when the store closes. */
-async function openTemporarySqliteStore(): Promise<Store> {
+async function openTemporarySqliteStore(owner = false): Promise<Store> {
   const folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-sqlite-'));
-  const store = await openSqliteStore({ path: path.join(folder, 'store.db') });
+  const store = await openSqliteStore({ path: path.join(folder, 'store.db'), owner });
   return {
     ...store,
     async close(): Promise<void> {
@@ -38,7 +38,10 @@ async function openTemporarySqliteStore(): Promise<Store> {
   };
 }
 
-describeStoreContracts('SQLite', openTemporarySqliteStore);
+describeStoreContracts('SQLite', () => openTemporarySqliteStore());
+describeStoreContracts('SQLite, owned by the gateway process', () =>
+  openTemporarySqliteStore(true),
+);
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
 

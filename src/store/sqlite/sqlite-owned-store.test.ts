@@ -1,0 +1,211 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import type { UsageRecord } from '../../generation/usage-store.ts';
+import { createTestAccount, uniqueId } from '../contract/store-contract-fixtures.ts';
+import type { Store } from '../store.ts';
+import { openSqliteStore } from './open-sqlite-store.ts';
+
+let folder: string;
+let file: string;
+const opened: Store[] = [];
+
+beforeEach(async () => {
+  folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-owned-'));
+  file = path.join(folder, 'store.db');
+});
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function open(options: { owner?: boolean; busyTimeoutMilliseconds?: number } = {}) {
+  const store = await openSqliteStore({ path: file, owner: true, ...options });
+  opened.push(store);
+  return store;
+}
+
+async function fundedAccount(store: Store, amount: number): Promise<string> {
+  const account = await createTestAccount(store);
+  await store.ledger.appendEntry({
+    id: uniqueId('entry'),
+    accountId: account.id,
+    amount,
+    kind: 'grant',
+    reason: 'test',
+    requestId: null,
+    createdAt: Date.now(),
+  });
+  return account.id;
+}
+
+function usageRecord(accountId: string, cost: number): UsageRecord {
+  return {
+    requestId: uniqueId('request'),
+    accountId,
+    apiKeyId: 'key',
+    surface: 'chat',
+    model: 'model',
+    deployment: 'provider/model',
+    inputTokens: 10,
+    inputCacheReadTokens: 0,
+    inputCacheWrite5mTokens: 0,
+    inputCacheWrite1hTokens: 0,
+    outputTokens: 5,
+    reasoningTokens: 0,
+    cost,
+    latencyMs: 3,
+    outcome: 'ok',
+    status: 200,
+    createdAt: Date.now(),
+  };
+}
+
+const settlement = (cost: number) => ({
+  id: uniqueId('entry'),
+  reason: 'generation',
+  requestId: uniqueId('request'),
+  createdAt: Date.now(),
+  cost,
+});
+
+/** Reads the file the way another process (the operator CLI) would. */
+function readFromOutside<Row>(query: string, ...parameters: unknown[]): Row[] {
+  const connection = new BetterSqlite3(file, { readonly: true });
+  try {
+    return connection.prepare(query).all(...parameters) as Row[];
+  } finally {
+    connection.close();
+  }
+}
+
+describe('SQLite store owned by the gateway process', () => {
+  it('refuses a second gateway process on the same file and names the one that holds it', async () => {
+    await open();
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { openSqliteStore } from ${JSON.stringify(path.resolve('src/store/sqlite/open-sqlite-store.ts'))};
+         await openSqliteStore({ path: ${JSON.stringify(file)}, owner: true });`,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const [code] = await once(child, 'exit');
+    expect(code).not.toBe(0);
+    expect(errors).toContain(`Another Switchyard process (pid ${process.pid}`);
+  });
+
+  it('lets a process take over at once when the holder is gone, and after close', async () => {
+    const first = await open();
+    await first.close();
+    opened.splice(opened.indexOf(first), 1);
+    await expect(open()).resolves.toBeDefined();
+
+    // A lease left by a process that no longer exists (on this host) does not block a restart.
+    const connection = new BetterSqlite3(file);
+    connection
+      .prepare("update process_lease set pid = 999999999, owner = 'gone' where name = 'gateway'")
+      .run();
+    connection.close();
+    for (const store of opened.splice(0)) await store.close();
+    await expect(open()).resolves.toBeDefined();
+  });
+
+  it('commits a settlement and its usage record together, after the current turn', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 1_000);
+    const hold = { id: uniqueId('hold'), accountId, amount: 400, expiresAt: Date.now() + 60_000 };
+    expect(await store.ledger.placeHold(hold)).toBe(true);
+    // Holds stay in the process: nothing about them is written to the file.
+    expect(readFromOutside('select * from holds')).toEqual([]);
+
+    const settled = store.ledger.settleHold(hold.id, settlement(150));
+    const recorded = store.usage.recordUsage(usageRecord(accountId, 150));
+    // Queued, not yet committed, yet already counted against the balance.
+    expect(readFromOutside<{ n: number }>('select count(*) as n from usage_records')[0]?.n).toBe(0);
+    expect(await store.ledger.placeHold({ ...hold, id: uniqueId('hold'), amount: 851 })).toBe(
+      false,
+    );
+    await Promise.all([settled, recorded]);
+
+    expect(
+      readFromOutside('select balance, held from balances where account_id = ?', accountId),
+    ).toEqual([{ balance: 850, held: 0 }]);
+    expect(readFromOutside<{ n: number }>('select count(*) as n from usage_records')[0]?.n).toBe(1);
+    expect(await store.ledger.getBalance(accountId)).toEqual({
+      balance: 850,
+      held: 0,
+      available: 850,
+    });
+  });
+
+  it('counts a grant made from another process at the next hold', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 100);
+    const hold = { id: uniqueId('hold'), accountId, amount: 500, expiresAt: Date.now() + 60_000 };
+    expect(await store.ledger.placeHold(hold)).toBe(false);
+
+    const cli = await openSqliteStore({ path: file });
+    await cli.ledger.appendEntry({
+      id: uniqueId('entry'),
+      accountId,
+      amount: 1_000,
+      kind: 'grant',
+      reason: 'operator grant',
+      requestId: null,
+      createdAt: Date.now(),
+    });
+    await cli.close();
+
+    expect(await store.ledger.placeHold(hold)).toBe(true);
+  });
+
+  it('fails only the write that cannot be written and commits the rest of its group', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 1_000);
+    const good = store.usage.recordUsage(usageRecord(accountId, 1));
+    const bad = store.usage.recordUsage(usageRecord(uniqueId('no-such-account'), 1));
+    await expect(good).resolves.toBeUndefined();
+    await expect(bad).rejects.toThrow(/FOREIGN KEY/);
+    expect(await store.usage.listUsage(accountId, 10)).toHaveLength(1);
+  });
+
+  it('keeps writes queued while another process holds the write lock, then commits them', async () => {
+    const store = await open({ busyTimeoutMilliseconds: 0 });
+    const accountId = await fundedAccount(store, 1_000);
+    const hold = { id: uniqueId('hold'), accountId, amount: 300, expiresAt: Date.now() + 60_000 };
+    expect(await store.ledger.placeHold(hold)).toBe(true);
+
+    const other = new BetterSqlite3(file);
+    other.prepare('begin immediate').run();
+    let done = false;
+    const settled = store.ledger.settleHold(hold.id, settlement(200)).then((result) => {
+      done = true;
+      return result;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(done).toBe(false);
+    // Still counted while it waits: 1 000 − 200 leaves 800.
+    expect(await store.ledger.placeHold({ ...hold, id: uniqueId('hold'), amount: 801 })).toBe(
+      false,
+    );
+    other.prepare('commit').run();
+    other.close();
+
+    expect(await settled).toBe(true);
+    expect(await store.ledger.getBalance(accountId)).toMatchObject({ balance: 800, held: 0 });
+  });
+});

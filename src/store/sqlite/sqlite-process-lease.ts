@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+
+import type BetterSqlite3 from 'better-sqlite3';
+
+interface LeaseRow {
+  owner: string;
+  pid: number;
+  host: string;
+  heartbeat_at: number;
+}
+
+export interface ProcessLeaseOptions {
+  /** A lease whose heartbeat is older than this belongs to a process that is gone. */
+  staleAfterMilliseconds?: number;
+  heartbeatMilliseconds?: number;
+  now?: () => number;
+}
+
+export interface ProcessLease {
+  /** Gives the store up (on close); another process may take it at once. */
+  release(): void;
+}
+
+/**
+ * Makes this process the only gateway serving an SQLite file, or throws naming the one that
+ * does. Needed because the owned ledger keeps holds in memory: two processes would each check
+ * the balance against their own holds only and could overspend it together. The operator CLI
+ * does not take the lease (it grants and reads, and never holds).
+ *
+ * A lease is stale when its heartbeat stopped, or at once when it names this host and a process
+ * that no longer exists (a restart must not wait out the heartbeat).
+ */
+export function takeProcessLease(
+  connection: BetterSqlite3.Database,
+  options: ProcessLeaseOptions = {},
+): ProcessLease {
+  const staleAfter = options.staleAfterMilliseconds ?? 15_000;
+  const now = options.now ?? Date.now;
+  const owner = randomUUID();
+  const host = hostname();
+  const read = connection.prepare<[], LeaseRow>(
+    "select owner, pid, host, heartbeat_at from process_lease where name = 'gateway'",
+  );
+  const write = connection.prepare(
+    `insert into process_lease (name, owner, pid, host, heartbeat_at)
+     values ('gateway', ?, ?, ?, ?)
+     on conflict (name) do update set owner = excluded.owner, pid = excluded.pid,
+       host = excluded.host, heartbeat_at = excluded.heartbeat_at`,
+  );
+  const beat = connection.prepare(
+    "update process_lease set heartbeat_at = ? where name = 'gateway' and owner = ?",
+  );
+  const give = connection.prepare("delete from process_lease where name = 'gateway' and owner = ?");
+
+  const take = connection.transaction(() => {
+    const current = read.get();
+    if (current !== undefined && !isStale(current, now(), staleAfter, host)) {
+      const seconds = Math.max(0, Math.round((now() - current.heartbeat_at) / 1000));
+      throw new Error(
+        `Another Switchyard process (pid ${current.pid} on ${current.host}, alive ${seconds} s ago) serves this SQLite store. Run one gateway process per embedded store, or several on PostgreSQL (docs/operations.md).`,
+      );
+    }
+    write.run(owner, process.pid, host, now());
+  });
+  take.immediate();
+
+  const heartbeat = setInterval(() => {
+    try {
+      beat.run(now(), owner);
+    } catch {
+      // A busy file skips one beat; the lease stays fresh for several more.
+    }
+  }, options.heartbeatMilliseconds ?? 5_000).unref();
+  return {
+    release(): void {
+      clearInterval(heartbeat);
+      give.run(owner);
+    },
+  };
+}
+
+function isStale(lease: LeaseRow, now: number, staleAfter: number, host: string): boolean {
+  if (now - lease.heartbeat_at > staleAfter) return true;
+  if (lease.host !== host) return false;
+  // Same pid on this host: a previous incarnation of this very process (a container restart).
+  return lease.pid === process.pid || !processExists(lease.pid);
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
