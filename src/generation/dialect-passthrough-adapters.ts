@@ -12,6 +12,15 @@ import { prepareResponsesPassthrough } from '../providers/openai-responses/prepa
 import type { SurfaceName } from '../surfaces/surface-codec.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 
+const responseObjectEvents = new Set([
+  'response.created',
+  'response.queued',
+  'response.in_progress',
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+]);
+
 const anthropic: PassthroughAdapter = {
   prepare: (body, options) => ({ body: prepareAnthropicPassthrough(body, options) }),
   createUsageTap() {
@@ -28,6 +37,7 @@ const anthropic: PassthroughAdapter = {
     };
   },
   readResultUsage: (body) => readAnthropicResultUsage(body),
+  carriesModel: (event) => event.event === 'message_start',
 };
 
 const chat: PassthroughAdapter = {
@@ -54,6 +64,8 @@ const chat: PassthroughAdapter = {
     const usage = readChatResultUsage(body);
     return usage === undefined ? undefined : { usage };
   },
+  // Every chunk names the model.
+  carriesModel: (event) => event.data !== '[DONE]',
 };
 
 const responses: PassthroughAdapter = {
@@ -75,6 +87,8 @@ const responses: PassthroughAdapter = {
     const usage = readResponsesResultUsage(body);
     return usage === undefined ? undefined : { usage };
   },
+  // The events that carry the whole response object; deltas and items name no model.
+  carriesModel: (event) => event.event !== undefined && responseObjectEvents.has(event.event),
 };
 
 /** The same-dialect fast path of each surface, over its own provider's helpers. */

@@ -23,6 +23,7 @@ import { relayStream, translateStream, type StreamContext } from './relay-stream
 import { mintResponseId } from './surface-response-id.ts';
 import { buildUpstreamHeaders } from './upstream-headers.ts';
 import { readJsonAnswer } from './read-json-answer.ts';
+import { createModelRenamer } from './rename-relayed-model.ts';
 import { AbortHandle, type AbortSource } from '../shared/abort-handle.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -190,6 +191,7 @@ export class GenerationService {
         createdAt: Math.floor(this.#dependencies.now() / 1000),
       },
       request: body,
+      renameModel: createModelRenamer(model.id),
       session,
       deployment: attempt.deployment.label,
       abort: () => upstreamAbort.abort(),

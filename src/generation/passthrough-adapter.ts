@@ -33,4 +33,6 @@ export interface PassthroughAdapter {
   createUsageTap(): UsageTap;
   /** Usage and finish of a non-streamed upstream body. */
   readResultUsage(body: unknown): { usage: Usage; finishReason?: FinishReason } | undefined;
+  /** Whether a relayed event names the model (so the catalog id must replace the upstream's). */
+  carriesModel(event: UpstreamEvent): boolean;
 }

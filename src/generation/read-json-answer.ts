@@ -46,7 +46,7 @@ export async function readJsonAnswer(input: {
       outcome: 'ok',
       status: 200,
     });
-    return text;
+    return context.renameModel(text);
   }
   const result = input.provider.decodeResult(parsed, input.call as GenerationCall);
   context.cleanup();

@@ -16,6 +16,8 @@ export interface StreamContext {
   encodeContext: SurfaceEncodeContext;
   /** The client's validated body, for stream options that live in it. */
   request: Record<string, unknown>;
+  /** Puts the catalog model id into a relayed JSON text (rename-relayed-model.ts). */
+  renameModel(json: string): string;
   session: BillingSession;
   deployment: string;
   abort(): void;
@@ -71,7 +73,9 @@ export async function* relayStream(
     for await (const event of readUpstreamEvents(response.body)) {
       const seen = tap.observe(event);
       if (dropUsageChunk && seen?.usageOnly === true) continue;
-      yield serializeUpstreamEvent(event);
+      yield serializeUpstreamEvent(
+        adapter.carriesModel(event) ? { ...event, data: context.renameModel(event.data) } : event,
+      );
     }
     if (tap.completed()) {
       outcome = 'ok';
