@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Authenticator } from '../../auth/authenticator.ts';
@@ -6,6 +5,7 @@ import type { CountTokensService } from '../../generation/count-tokens-service.t
 import type { GenerationService } from '../../generation/generation-service.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
 import { AbortHandle } from '../../shared/abort-handle.ts';
+import { CoalescedEventStream } from '../coalesced-event-stream.ts';
 import { requireToken } from '../require-token.ts';
 
 export interface GenerationRouteDependencies {
@@ -57,7 +57,7 @@ export async function generationRoutes(
       });
       reply.headers(reply_.headers);
       if (reply_.kind === 'json') return reply.code(200).send(reply_.body);
-      return reply.code(200).send(Readable.from(reply_.events, { objectMode: false }));
+      return reply.code(200).send(new CoalescedEventStream(reply_.events));
     };
 
   const route = (
