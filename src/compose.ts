@@ -10,11 +10,21 @@ import { openSqliteStore } from './store/sqlite/open-sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { readProviderKey } from './config/load-config.ts';
+import { readProviderKey, readSealKeySecret } from './config/load-config.ts';
+import { CompactionService } from './compaction/compaction-service.ts';
+import { createCompactionSeal } from './compaction/compaction-seal.ts';
+import { loadCompactionSealSecret } from './compaction/load-compaction-seal-secret.ts';
 import { CountTokensService } from './generation/count-tokens-service.ts';
 import { dialectPassthroughAdapters } from './generation/dialect-passthrough-adapters.ts';
 import { GenerationService } from './generation/generation-service.ts';
+import { compactionRoutes } from './http/routes/compaction-routes.ts';
 import { generationRoutes } from './http/routes/generation-routes.ts';
+import { connectedRoutes } from './http/routes/connected-routes.ts';
+import { installRoutes } from './http/routes/install-routes.ts';
+import { responsesWebSocketRoutes } from './http/routes/responses-websocket-routes.ts';
+import { ResponsesState } from './responses-state/responses-state.ts';
+import { startResponseRetentionSweep } from './responses-state/sweep-expired-responses.ts';
+import { resolveConnectedTargets } from './connected/resolve-connected-targets.ts';
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.ts';
 import type { RateLimiter } from './limits/rate-limiter.ts';
 import { anthropicProvider } from './providers/anthropic/anthropic-provider.ts';
@@ -80,6 +90,12 @@ export async function composeGateway(
       `${config.admin.tokenEnv} looks like a client token (sy_…); choose a separate secret.`,
     );
   }
+  const sealSecret = await loadCompactionSealSecret({
+    secret: readSealKeySecret(config, env),
+    secretEnv: config.compaction.sealKeyEnv,
+    dataDir: config.dataDir,
+    sharedStore: config.store.backend === 'postgres',
+  });
   const store = options.store ?? (await openStore(config));
   const catalog = new ModelCatalog(config);
   const authenticator = new Authenticator(store.apiKeys, store.accounts);
@@ -96,17 +112,34 @@ export async function composeGateway(
   const providerKey = (providerId: string) =>
     readProviderKey(config.providers[providerId]?.apiKeyEnv, env);
   const now = () => Date.now();
+  const billing = {
+    ledger: store.ledger,
+    usage: store.usage,
+    rateLimiter,
+    limits: config.limits,
+    holdTtlMs: config.billing.holdTtlSeconds * 1000,
+    now,
+  };
+  const compaction = new CompactionService({
+    catalog,
+    pools,
+    billing,
+    providerKey,
+    now,
+    seal: createCompactionSeal(sealSecret),
+  });
+  const responsesState = new ResponsesState({
+    store: store.responses,
+    retentionMs: config.responses.retentionDays * 86_400_000,
+    storeByDefault: config.responses.storeByDefault,
+    now,
+    onSaveFailure: (error, responseId) =>
+      app.log.error({ err: error, responseId }, 'storing a finished response failed'),
+  });
   const generation = new GenerationService({
     catalog,
     pools,
-    billing: {
-      ledger: store.ledger,
-      usage: store.usage,
-      rateLimiter,
-      limits: config.limits,
-      holdTtlMs: config.billing.holdTtlSeconds * 1000,
-      now,
-    },
+    billing,
     providers: {
       anthropic: anthropicProvider,
       'openai-chat': openAIChatProvider,
@@ -115,6 +148,8 @@ export async function composeGateway(
     passthrough: dialectPassthroughAdapters,
     providerKey,
     now,
+    compaction,
+    turnHooks: { responses: responsesState.turnHook },
   });
   const countTokens = new CountTokensService({
     catalog,
@@ -158,6 +193,23 @@ export async function composeGateway(
               chatResponse: chatResponseSchema,
             },
           }),
+        (instance) =>
+          compactionRoutes(instance, { authenticator, compaction, generation, responsesSurface }),
+        (instance) => installRoutes(instance, { publicBaseUrl: config.server.publicBaseUrl }),
+        (instance) =>
+          responsesWebSocketRoutes(instance, {
+            authenticator,
+            generation,
+            responsesState,
+            surface: responsesSurface,
+            requestSchema: responsesRequestSchema,
+            maxFrameBytes: config.server.bodyLimitBytes,
+          }),
+        (instance) =>
+          connectedRoutes(instance, {
+            authenticator,
+            ...resolveConnectedTargets(config.connected, env),
+          }),
       ],
     },
     {
@@ -174,6 +226,12 @@ export async function composeGateway(
     });
   }, 60_000);
   sweeper.unref();
+  const responseSweep = startResponseRetentionSweep({
+    store: store.responses,
+    intervalMs: 5 * 60_000,
+    now,
+    onError: (error) => app.log.error({ err: error }, 'deleting expired responses failed'),
+  });
 
   return {
     app,
@@ -182,6 +240,7 @@ export async function composeGateway(
     operator,
     async close() {
       clearInterval(sweeper);
+      responseSweep.stop();
       await app.close();
       await pools.close();
       if (redis !== undefined) await redis.quit();

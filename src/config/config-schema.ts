@@ -18,6 +18,12 @@ export const ProviderConfigSchema = Type.Object(
     firstByteTimeoutMs: Positive(120_000, 'Time to the upstream response headers.'),
     idleTimeoutMs: Positive(300_000, 'Longest silence between two body chunks.'),
     maxConnections: Positive(256, 'Keep-alive pool size per upstream origin.'),
+    forwardCompaction: Type.Optional(
+      Type.Boolean({
+        description:
+          'openai-responses only: the upstream implements /v1/responses/compact (default: only api.openai.com).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -82,6 +88,51 @@ export const LimitSetSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Headers and timeouts shared by the connected-provider upstreams (spec §4.13). */
+const connectedUpstreamFields = {
+  apiKeyEnv: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'Environment variable with the key, sent as Authorization: Bearer.',
+    }),
+  ),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  connectTimeoutMs: Positive(10_000, 'TCP/TLS connect (and WebSocket handshake) timeout.'),
+};
+
+export const ConnectedConfigSchema = Type.Object(
+  {
+    transcribe: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({
+            minLength: 1,
+            description: 'Full http(s) URL the /transcribe body is POSTed to.',
+          }),
+          ...connectedUpstreamFields,
+          firstByteTimeoutMs: Positive(120_000, 'Time to the upstream response headers.'),
+          idleTimeoutMs: Positive(300_000, 'Longest silence between two body chunks.'),
+          maxBodyBytes: Positive(27_262_976, 'Largest forwarded body (25 MiB file + form).'),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    websocket: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({
+            minLength: 1,
+            description: 'ws(s) URL the /ws connections are relayed to.',
+          }),
+          ...connectedUpstreamFields,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const ConfigSchema = Type.Object(
   {
     server: Type.Object(
@@ -138,6 +189,33 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    // Stored responses for previous_response_id (docs/decisions/0012).
+    responses: Type.Object(
+      {
+        retentionDays: Type.Integer({
+          minimum: 1,
+          maximum: 3650,
+          default: 30,
+          description: 'How long a stored response can be continued, from request preparation.',
+        }),
+        storeByDefault: Type.Boolean({
+          default: true,
+          description: 'What an absent `store` means; the dialect defaults to true.',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    connected: ConnectedConfigSchema,
+    compaction: Type.Object(
+      {
+        sealKeyEnv: Type.String({
+          minLength: 1,
+          default: 'SWITCHYARD_SEAL_KEY',
+          description: 'Environment variable with the secret that seals compaction items.',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
   },
   { additionalProperties: false },
 );
@@ -146,3 +224,4 @@ export type Config = Static<typeof ConfigSchema>;
 export type ProviderConfig = Static<typeof ProviderConfigSchema>;
 export type ModelConfig = Static<typeof ModelConfigSchema>;
 export type LimitSet = Static<typeof LimitSetSchema>;
+export type ConnectedConfig = Static<typeof ConnectedConfigSchema>;

@@ -97,9 +97,46 @@ function checkReferences(config: Config): void {
     } catch {
       problems.push(`providers.${name}.baseUrl: not an http(s) URL`);
     }
+    if (provider.forwardCompaction === true && provider.kind !== 'openai-responses') {
+      problems.push(
+        `providers.${name}.forwardCompaction: only an openai-responses provider has compaction`,
+      );
+    }
+  }
+  // Installers write this URL into client configuration (docs/installers.md).
+  if (
+    config.server.publicBaseUrl !== undefined &&
+    !isPlainUrl(config.server.publicBaseUrl, ['http:', 'https:'])
+  ) {
+    problems.push(
+      'server.publicBaseUrl: not an http(s) URL without credentials, query or fragment',
+    );
+  }
+  const { transcribe, websocket } = config.connected;
+  if (transcribe !== undefined && !isPlainUrl(transcribe.url, ['http:', 'https:'], true)) {
+    problems.push('connected.transcribe.url: not an http(s) URL without credentials or fragment');
+  }
+  if (websocket !== undefined && !isPlainUrl(websocket.url, ['ws:', 'wss:'], true)) {
+    problems.push('connected.websocket.url: not a ws(s) URL without credentials or fragment');
   }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** A URL of one of the protocols without credentials or fragment; a query only where allowed. */
+function isPlainUrl(value: string, protocols: string[], allowQuery = false): boolean {
+  try {
+    const url = new URL(value);
+    return (
+      protocols.includes(url.protocol) &&
+      url.username === '' &&
+      url.password === '' &&
+      url.hash === '' &&
+      (allowQuery || url.search === '')
+    );
+  } catch {
+    return false;
   }
 }
 
@@ -186,5 +223,14 @@ export function readAdminToken(
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
   const value = env[config.admin.tokenEnv];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The secret that seals compaction items (docs/decisions/0013), or undefined when unset. */
+export function readSealKeySecret(
+  config: Config,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const value = env[config.compaction.sealKeyEnv];
   return value === undefined || value === '' ? undefined : value;
 }

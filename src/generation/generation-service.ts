@@ -17,6 +17,7 @@ import type { SurfaceCodec, SurfaceName } from '../surfaces/surface-codec.ts';
 import { BillingSession, type BillingDependencies } from './billing-session.ts';
 import { detectRequiredCapabilities } from './detect-required-capabilities.ts';
 import { estimateInputTokens } from './estimate-input-tokens.ts';
+import { isIgnoredField } from './match-ignored-field.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import { readPromptCacheMode } from './prompt-cache-mode.ts';
 import { relayStream, translateStream, type StreamContext } from './relay-stream.ts';
@@ -37,6 +38,10 @@ export interface GenerationDependencies {
   /** The upstream key of a provider (read from its configured environment variable). */
   providerKey(providerId: string): string | undefined;
   now(): number;
+  /** Responses-style compaction (spec §4.5); without it compaction items are translation issues. */
+  compaction?: ResponsesCompactionHook;
+  /** Conversation state kept around a surface's turns (docs/decisions/0012: responses). */
+  turnHooks?: Partial<Record<SurfaceName, GenerationTurnHook>>;
 }
 
 export interface GenerationInput {
@@ -48,11 +53,44 @@ export interface GenerationInput {
   requestId: string;
   /** Aborted when the client goes away. */
   signal: AbortSource;
+  /** Replaces the surface's turn hook for this call (a WebSocket connection's own history). */
+  turnHook?: GenerationTurnHook;
 }
 
 export type GenerationReply =
   | { kind: 'json'; headers: Record<string, string>; body: string }
   | { kind: 'stream'; headers: Record<string, string>; events: AsyncGenerator<string> };
+
+/**
+ * State kept around one turn (docs/decisions/0012). Before anything else the hook may replace the
+ * body (a stored history expanded into it); then it sees the reply, to keep the finished response.
+ */
+export interface GenerationTurnHook {
+  /** Undefined leaves the turn as it came. */
+  prepare(input: GenerationInput): Promise<PreparedTurn | undefined>;
+}
+
+export interface PreparedTurn {
+  body: Record<string, unknown>;
+  bodyBytes: number;
+  /** A stream reply is observed as it is consumed, so the hook sees its last event. */
+  observe(reply: GenerationReply): Promise<GenerationReply>;
+}
+
+/**
+ * Asked before planning a responses request (src/compaction/): returns the body with the
+ * gateway's compaction items expanded, or answers a `compaction_trigger` itself, running its
+ * summary turn through `generate` so that turn is limited, held, settled and recorded as usual.
+ */
+export interface ResponsesCompactionHook {
+  prepare(
+    input: GenerationInput,
+    model: CatalogModel,
+    generate: (input: GenerationInput) => Promise<GenerationReply>,
+  ): Promise<
+    { kind: 'continue'; body: Record<string, unknown> } | { kind: 'reply'; reply: GenerationReply }
+  >;
+}
 
 const sameDialectProvider: Record<SurfaceName, ProviderKind> = {
   messages: 'anthropic',
@@ -78,13 +116,12 @@ function describeIssues(issues: TranslationIssue[], model: string, route: string
 function splitIgnored(
   issues: TranslationIssue[],
   model: CatalogModel,
+  body: Record<string, unknown>,
 ): { kept: TranslationIssue[]; ignored: string[] } {
   const kept: TranslationIssue[] = [];
   const ignored: string[] = [];
   for (const issue of issues) {
-    const topLevel = issue.path.split(/[.[]/)[0] ?? issue.path;
-    if (model.ignoreFields.has(issue.path) || model.ignoreFields.has(topLevel))
-      ignored.push(issue.path);
+    if (isIgnoredField(model.ignoreFields, issue.path, body)) ignored.push(issue.path);
     else kept.push(issue);
   }
   return { kept, ignored };
@@ -115,8 +152,18 @@ export class GenerationService {
   }
 
   async generate(input: GenerationInput): Promise<GenerationReply> {
+    const hook = input.turnHook ?? this.#dependencies.turnHooks?.[input.surface.name];
+    const turn = await hook?.prepare(input);
+    if (turn === undefined) return this.#generate(input);
+    const reply = await this.#generate({ ...input, body: turn.body, bodyBytes: turn.bodyBytes });
+    return turn.observe(reply);
+  }
+
+  /** The turn as it reaches the upstream; internal turns (compaction's summary) start here. */
+  async #generate(input: GenerationInput): Promise<GenerationReply> {
     const { catalog } = this.#dependencies;
-    const { surface, body, principal } = input;
+    const { surface, principal } = input;
+    let { body } = input;
     const modelId = String(body.model);
     const model = catalog.get(modelId);
     if (model === undefined) {
@@ -128,6 +175,12 @@ export class GenerationService {
     const allowed = principal.apiKey.allowedModels;
     if (allowed !== null && !allowed.includes(model.id)) {
       throw new ApiError('model_not_allowed', `This token may not use the model "${model.id}".`);
+    }
+    const { compaction } = this.#dependencies;
+    if (surface.name === 'responses' && compaction !== undefined) {
+      const prepared = await compaction.prepare(input, model, (next) => this.#generate(next));
+      if (prepared.kind === 'reply') return prepared.reply;
+      body = prepared.body;
     }
     const promptCache = readPromptCacheMode(input.headers);
     this.#checkCapabilities(surface.name, body, model);
@@ -284,7 +337,7 @@ export class GenerationService {
         decoded = { call: result.value, issues: result.issues };
       }
       const encoded = this.#dependencies.providers[kind].encodeRequest(decoded.call, options);
-      const split = splitIgnored([...decoded.issues, ...encoded.issues], model);
+      const split = splitIgnored([...decoded.issues, ...encoded.issues], model, body);
       if (split.kept.length > 0) {
         if (index === 0) {
           throw new ApiError(

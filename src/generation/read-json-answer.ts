@@ -56,5 +56,7 @@ export async function readJsonAnswer(input: {
     outcome: 'ok',
     status: 200,
   });
-  return JSON.stringify(context.surface.encodeResult(result, context.encodeContext));
+  return JSON.stringify(
+    context.surface.encodeResult(result, context.encodeContext, context.request),
+  );
 }

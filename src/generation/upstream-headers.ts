@@ -4,6 +4,13 @@ type Headers = Record<string, string | string[] | undefined>;
 
 const defaultAnthropicVersion = '2023-06-01';
 
+/**
+ * Claude Code's identity and session headers (CLIENTS.md): forwarded to a message-style upstream
+ * with the body they describe. `x-stainless-*` stay behind: they describe the client's own HTTP
+ * transport (retry count, timeout), not the gateway's request.
+ */
+const forwardedClientHeaders = ['x-app', 'x-claude-code-session-id'];
+
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
@@ -11,7 +18,8 @@ function single(value: string | string[] | undefined): string | undefined {
 /**
  * Headers for an upstream call: the provider's credential in its own scheme, the configured
  * extra headers, and — towards a message-style upstream — the client's version and beta headers
- * (CLIENTS.md: Claude Code's `anthropic-beta` list must reach the upstream).
+ * (CLIENTS.md: Claude Code's `anthropic-beta` list must reach the upstream) and its identity
+ * and session headers.
  */
 export function buildUpstreamHeaders(
   provider: ProviderConfig,
@@ -31,6 +39,10 @@ export function buildUpstreamHeaders(
       defaultAnthropicVersion;
     const beta = single(clientHeaders['anthropic-beta']);
     if (options.sameDialect && beta !== undefined) headers['anthropic-beta'] = beta;
+    for (const name of options.sameDialect ? forwardedClientHeaders : []) {
+      const value = single(clientHeaders[name]);
+      if (value !== undefined) headers[name] = value;
+    }
   } else if (apiKey !== undefined) {
     headers.authorization = `Bearer ${apiKey}`;
   }

@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import swagger from '@fastify/swagger';
+import websocket from '@fastify/websocket';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import { ApiError } from '../canonical/generation-error.ts';
@@ -157,6 +158,10 @@ export async function buildApp(
   const metrics =
     dependencies.metrics ?? createHttpMetrics({ processMetrics: options.processMetrics ?? false });
   installHttpMetrics(app, metrics);
+
+  // One WebSocket server for the whole app, registered before any route that upgrades (spec
+  // §4.13); the check keeps a second registration from attaching a second upgrade listener.
+  if (!app.hasPlugin('@fastify/websocket')) await app.register(websocket);
 
   await app.register(healthRoutes, { checkReady: dependencies.checkReady });
   await app.register(modelRoutes, {

@@ -41,10 +41,15 @@ export interface SurfaceCodec {
    * fields (JSON paths into the body) that the canonical model cannot carry.
    */
   decodeRequest(body: Record<string, unknown>): CodecResult<GenerationCall>;
-  encodeResult(result: GenerationResult, context: SurfaceEncodeContext): unknown;
+  /** `request` as for `createStreamEncoder` (the messages surface reads `thinking.display`). */
+  encodeResult(
+    result: GenerationResult,
+    context: SurfaceEncodeContext,
+    request?: Record<string, unknown>,
+  ): unknown;
   /**
    * `request` is the client's validated body, for the stream options that live in it (chat's
-   * `stream_options.include_usage`).
+   * `stream_options.include_usage`, messages `thinking.display`).
    */
   createStreamEncoder(
     context: SurfaceEncodeContext,

@@ -13,6 +13,7 @@ import type {
 } from './fake-reply.ts';
 import { anthropicRenderer } from './render-anthropic-reply.ts';
 import { chatRenderer } from './render-chat-reply.ts';
+import { responsesCompactionRenderer } from './render-responses-compaction.ts';
 import { responsesRenderer } from './render-responses-reply.ts';
 import { resolveFakeReply } from './resolve-fake-reply.ts';
 import { writeJsonReply, writeSseReply } from './write-fake-reply.ts';
@@ -31,7 +32,7 @@ export interface FakeUpstream {
   url: string;
   /** Every request received, in arrival order; cleared in place by `reset()`. */
   requests: RecordedRequest[];
-  /** Replies for the three generation routes, consumed in order across them. */
+  /** Replies for the generation routes and `/v1/responses/compact`, consumed in order across them. */
   enqueue(...replies: FakeReplyScript[]): void;
   /** Replies for the token-counting routes, consumed in order across them. */
   enqueueTokenCount(...replies: FakeTokenCountReply[]): void;
@@ -45,6 +46,7 @@ const generationRoutes: Record<string, FakeDialectRenderer> = {
   '/v1/messages': anthropicRenderer,
   '/v1/chat/completions': chatRenderer,
   '/v1/responses': responsesRenderer,
+  '/v1/responses/compact': responsesCompactionRenderer,
 };
 
 const tokenCountRoutes: Record<string, FakeDialectRenderer> = {

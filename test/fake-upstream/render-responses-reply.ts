@@ -10,7 +10,7 @@ import type { SseFrame } from './sse-frame.ts';
 type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 
 /** Responses counts cached reads inside `input_tokens` (API reference, "ResponseUsage"). */
-function responsesUsage(usage: ResolvedUsage) {
+export function responsesUsage(usage: ResolvedUsage) {
   const inputTokens = totalInputTokens(usage);
   return {
     input_tokens: inputTokens,

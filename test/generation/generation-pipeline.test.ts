@@ -209,7 +209,9 @@ describe('the generation pipeline around the codecs', () => {
     const { token } = await gateway.createToken({ credits: 10_000_000 });
     const response = await post(
       token,
-      messagesBody('lenient', { context_management: { edits: [] } }),
+      messagesBody('lenient', {
+        context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+      }),
     );
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['x-switchyard-ignored-fields']).toContain('context_management');

@@ -149,6 +149,14 @@ describe('encodeOpenAIChatRequest', () => {
     ).toEqual({ type: 'json_object' });
   });
 
+  it('replaces a user id longer than OpenAI accepts (Claude Code metadata.user_id) by a stable hash', () => {
+    const long = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: 's' });
+    const first = encodeOpenAIChatRequest(baseCall({ user: long }), options).value.user;
+    expect(first).toMatch(/^sy-[0-9a-f]{61}$/);
+    expect(encodeOpenAIChatRequest(baseCall({ user: long }), options).value.user).toBe(first);
+    expect(encodeOpenAIChatRequest(baseCall({ user: 'u-1' }), options).value.user).toBe('u-1');
+  });
+
   it('reports topK', () => {
     const { issues } = encodeOpenAIChatRequest(baseCall({ topK: 40 }), options);
     expect(issues.map((issue) => issue.path)).toEqual(['topK']);

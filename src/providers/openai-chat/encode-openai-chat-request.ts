@@ -9,6 +9,7 @@ import type { ProviderRequestOptions } from '../provider-codec.ts';
 import { encodeOpenAIChatMessages } from './encode-openai-chat-messages.ts';
 import { mapOpenAIChatReasoningEffort } from './map-openai-chat-reasoning-effort.ts';
 import { createOpenAIToolNames, type OpenAIToolNames } from '../shared/openai-tool-names.ts';
+import { toOpenAIUserId } from '../shared/openai-user-id.ts';
 
 /**
  * The canonical call → a chat-completions body. Prompt-cache options and hints need nothing here:
@@ -57,7 +58,7 @@ export function encodeOpenAIChatRequest(
   if (call.responseFormat !== undefined) {
     body['response_format'] = encodeResponseFormat(call.responseFormat);
   }
-  if (call.user !== undefined) body['user'] = call.user;
+  if (call.user !== undefined) body['user'] = toOpenAIUserId(call.user);
   if (call.stream) {
     body['stream'] = true;
     // DESIGN.md §2: always ask for stream usage, or the stream cannot be billed.

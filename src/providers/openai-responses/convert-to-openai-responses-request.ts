@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type {
   CodecResult,
   GenerationCall,
@@ -10,11 +9,10 @@ import type { ProviderRequestOptions } from '../provider-codec.ts';
 import { convertToOpenAIResponsesInput } from './convert-to-openai-responses-input.ts';
 import { mapReasoningToOpenAIResponses } from './map-openai-responses-reasoning.ts';
 import { createOpenAIToolNames, type OpenAIToolNames } from '../shared/openai-tool-names.ts';
+import { toOpenAIUserId } from '../shared/openai-user-id.ts';
 
 /** The API refuses a smaller `max_output_tokens`. */
 const minimumOutputTokens = 16;
-/** The API refuses longer end-user identifiers. */
-const maximumUserLength = 64;
 
 function toolChoice(choice: ToolChoice, names: OpenAIToolNames): unknown {
   return choice.type === 'tool'
@@ -32,18 +30,6 @@ function textFormat(format: ResponseFormat): unknown {
     schema: format.schema,
     ...(format.strict !== undefined ? { strict: format.strict } : {}),
   };
-}
-
-/**
- * `user` is an opaque id for abuse tracking; a longer one (Claude Code's `metadata.user_id`) is
- * replaced by a stable hash of it, which identifies the same end user just as well.
- */
-function upstreamUser(user: string): string {
-  if (user.length <= maximumUserLength) return user;
-  return `sy-${createHash('sha256')
-    .update(user)
-    .digest('hex')
-    .slice(0, maximumUserLength - 3)}`;
 }
 
 /**
@@ -111,6 +97,6 @@ export function convertToOpenAIResponsesRequest(
   if (reasoning !== undefined) body.reasoning = reasoning;
   if (include !== undefined) body.include = include;
   if (call.responseFormat !== undefined) body.text = { format: textFormat(call.responseFormat) };
-  if (call.user !== undefined) body.user = upstreamUser(call.user);
+  if (call.user !== undefined) body.user = toOpenAIUserId(call.user);
   return { value: body, issues };
 }

@@ -2,6 +2,7 @@ import type { Store } from '../store.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
 import { describeApiKeyStoreContract } from './api-key-store.contract.ts';
 import { describeCreditLedgerContract } from './credit-ledger.contract.ts';
+import { describeResponseStoreContract } from './response-store.contract.ts';
 import { describeUsageStoreContract } from './usage-store.contract.ts';
 
 /** Every port's contract against one adapter; each suite opens a store of its own. */
@@ -10,4 +11,5 @@ export function describeStoreContracts(name: string, openStore: () => Promise<St
   describeApiKeyStoreContract(name, openStore);
   describeCreditLedgerContract(name, openStore);
   describeUsageStoreContract(name, openStore);
+  describeResponseStoreContract(name, openStore);
 }

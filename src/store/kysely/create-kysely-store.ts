@@ -6,6 +6,7 @@ import { KyselyAccountStore } from './kysely-account-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
 import { KyselyCreditLedger } from './kysely-credit-ledger.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
+import { KyselyResponseStore } from './kysely-response-store.ts';
 import { KyselyUsageStore } from './kysely-usage-store.ts';
 
 /** Wires every port onto one already migrated database. */
@@ -15,6 +16,7 @@ export function createKyselyStore(database: Kysely<Database>, dialect: StoreDial
     apiKeys: new KyselyApiKeyStore(database),
     ledger: new KyselyCreditLedger(database, dialect),
     usage: new KyselyUsageStore(database),
+    responses: new KyselyResponseStore(database),
     async ping(): Promise<void> {
       await sql`select 1`.execute(database);
     },

@@ -3,6 +3,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 
 import type { Database, StoreDialect } from './kysely-database.ts';
 import { createStoreTablesMigration } from './migration-0001-create-store-tables.ts';
+import { createResponsesTableMigration } from './migration-0002-create-responses-table.ts';
 import { createProcessLeaseMigration } from './migration-0003-create-process-lease.ts';
 
 /**
@@ -14,6 +15,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
     async getMigrations(): Promise<Record<string, Migration>> {
       return {
         '0001_create_store_tables': createStoreTablesMigration(dialect),
+        '0002_create_responses_table': createResponsesTableMigration(dialect),
         '0003_create_process_lease': createProcessLeaseMigration(dialect),
       };
     },

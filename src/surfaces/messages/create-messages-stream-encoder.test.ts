@@ -261,3 +261,39 @@ describe('createMessagesStreamEncoder', () => {
     ]);
   });
 });
+
+describe('createMessagesStreamEncoder with thinking.display "omitted" (decisions/0011)', () => {
+  const parts: StreamPart[] = [
+    { type: 'response-start', id: 'upstream-id', usage: startUsage },
+    { type: 'reasoning-start', id: 'r', provider: 'openai', itemId: 'rs_1' },
+    { type: 'reasoning-delta', id: 'r', delta: 'Thinking hard.' },
+    { type: 'reasoning-end', id: 'r', encryptedContent: 'gAAA' },
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: 'Answer.' },
+    { type: 'text-end', id: 't' },
+    finish('end_turn'),
+  ];
+
+  function encodeWith(request: Record<string, unknown>): SurfaceEvent[] {
+    const encoder = createMessagesStreamEncoder(context, request);
+    return parts.flatMap((part) => encoder.encode(part));
+  }
+
+  it('sends the thinking block with its signature and no thinking text', () => {
+    const shown = encodeWith({ thinking: { type: 'adaptive' } });
+    const omitted = encodeWith({ thinking: { type: 'adaptive', display: 'omitted' } });
+    const deltaTypes = (events: SurfaceEvent[]) =>
+      events.flatMap((event) =>
+        event.event === 'content_block_delta'
+          ? [(event.data as { delta: { type: string } }).delta.type]
+          : [],
+      );
+    expect(deltaTypes(shown)).toEqual(['thinking_delta', 'signature_delta', 'text_delta']);
+    expect(deltaTypes(omitted)).toEqual(['signature_delta', 'text_delta']);
+    const { message } = accumulateMessagesStream(omitted);
+    const { message: shownMessage } = accumulateMessagesStream(shown);
+    // The signature still carries the summary, so the next turn is unchanged.
+    expect(message.content[0]).toEqual({ ...shownMessage.content[0], thinking: '' });
+    expect(message.content[1]).toEqual({ type: 'text', text: 'Answer.' });
+  });
+});

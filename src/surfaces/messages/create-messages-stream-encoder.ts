@@ -2,6 +2,7 @@ import { renderErrorBody } from '../../canonical/generation-error.ts';
 import { assertNever, type StreamPart } from '../../canonical/stream-part.ts';
 import { emptyUsage, type Usage } from '../../canonical/usage.ts';
 import type { SurfaceEncodeContext, SurfaceEvent, SurfaceStreamEncoder } from '../surface-codec.ts';
+import { omitsThinkingText } from './decode-messages-reasoning.ts';
 import { mapMessagesStopReason } from './map-messages-stop-reason.ts';
 import { encodeOpenAIReasoningSignature } from './messages-openai-reasoning-signature.ts';
 import { renderMessagesUsage } from './render-messages-usage.ts';
@@ -34,9 +35,15 @@ const stopEvent = blockEvent({ type: 'content_block_stop' });
  * message_start → per block content_block_start / _delta / _stop → message_delta → message_stop.
  * Blocks go out one at a time with consecutive indexes, as the upstream dialect sends them; when
  * parts of parallel tool calls interleave, a later block is held back until the earlier one
- * stops, so each tool's argument fragments stay in its own block, unchanged.
+ * stops, so each tool's argument fragments stay in its own block, unchanged. With
+ * `thinking.display: "omitted"` a thinking block carries no thinking_delta, only its signature
+ * (decisions/0011).
  */
-export function createMessagesStreamEncoder(context: SurfaceEncodeContext): SurfaceStreamEncoder {
+export function createMessagesStreamEncoder(
+  context: SurfaceEncodeContext,
+  request?: Record<string, unknown>,
+): SurfaceStreamEncoder {
+  const omitThinking = omitsThinkingText(request);
   let started = false;
   let done = false;
   let nextIndex = 0;
@@ -159,7 +166,7 @@ export function createMessagesStreamEncoder(context: SurfaceEncodeContext): Surf
         const key = `reasoning:${part.id}`;
         const openai = blocks.get(key)?.openai;
         if (openai) openai.text += part.delta;
-        emit(key, deltaEvent({ type: 'thinking_delta', thinking: part.delta }));
+        if (!omitThinking) emit(key, deltaEvent({ type: 'thinking_delta', thinking: part.delta }));
         return;
       }
       case 'reasoning-end': {

@@ -13,6 +13,25 @@ function isEffort(value: unknown): value is ReasoningEffort {
   return efforts.includes(value as ReasoningEffort);
 }
 
+/**
+ * `display` only shapes how thinking is shown to the client, so the surface encoders carry it
+ * (decisions/0011): `summarized` is the readable reasoning the gateway always renders, `omitted`
+ * renders thinking blocks without their text (signatures kept, as the Anthropic API does).
+ */
+function checkDisplay(display: unknown, issues: TranslationIssue[]): void {
+  if (display === undefined || display === 'summarized' || display === 'omitted') return;
+  issues.push({
+    path: 'thinking.display',
+    reason: `thinking display "${String(display)}" is not one of summarized, omitted`,
+  });
+}
+
+/** Claude Code asks for `display: "omitted"` when it does not show thinking (CLIENTS.md). */
+export function omitsThinkingText(request: Record<string, unknown> | undefined): boolean {
+  const thinking = request?.thinking;
+  return isJsonObject(thinking) && thinking.display === 'omitted';
+}
+
 function decodeThinking(
   thinking: unknown,
   issues: TranslationIssue[],
@@ -24,7 +43,8 @@ function decodeThinking(
   }
   switch (thinking.type) {
     case 'enabled':
-      reportUnknownMessagesKeys(thinking, ['type', 'budget_tokens'], 'thinking', issues);
+      reportUnknownMessagesKeys(thinking, ['type', 'budget_tokens', 'display'], 'thinking', issues);
+      checkDisplay(thinking.display, issues);
       if (typeof thinking.budget_tokens !== 'number' || !Number.isInteger(thinking.budget_tokens)) {
         issues.push({ path: 'thinking.budget_tokens', reason: 'budget_tokens must be an integer' });
         return undefined;
@@ -32,7 +52,8 @@ function decodeThinking(
       return { type: 'budget', budgetTokens: thinking.budget_tokens };
     case 'adaptive':
       // Adaptive thinking lets the model choose how much to think: an effort with no level.
-      reportUnknownMessagesKeys(thinking, ['type'], 'thinking', issues);
+      reportUnknownMessagesKeys(thinking, ['type', 'display'], 'thinking', issues);
+      checkDisplay(thinking.display, issues);
       return { type: 'effort' };
     case 'disabled':
       reportUnknownMessagesKeys(thinking, ['type'], 'thinking', issues);

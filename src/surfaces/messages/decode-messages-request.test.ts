@@ -18,10 +18,9 @@ function withBlock(block: unknown, role = 'user'): Record<string, unknown> {
 describe('decodeMessagesRequest: a Claude Code body', () => {
   const { value: call, issues } = decodeMessagesRequest(claudeCodeRequest);
 
-  it('reports only the field with no equivalent', () => {
-    expect(issues).toEqual([
-      { path: 'context_management', reason: expect.stringContaining('no equivalent') },
-    ]);
+  it('reports nothing: its context edit keeps every thinking block (decisions/0011)', () => {
+    expect(claudeCodeRequest.context_management).toBeDefined();
+    expect(issues).toEqual([]);
   });
 
   it('keeps system instructions and system messages at their positions', () => {
@@ -261,7 +260,10 @@ describe('decodeMessagesRequest: issues name the field', () => {
       'mcp_servers',
       { ...minimal, mcp_servers: [{ type: 'url', url: 'https://example.test', name: 'x' }] },
     ],
-    ['context_management', { ...minimal, context_management: { edits: [] } }],
+    [
+      'context_management.edits[0]',
+      { ...minimal, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] } },
+    ],
     [
       'messages[0].content[0].citations',
       withBlock({ type: 'text', text: 'x', citations: [{ type: 'char_location' }] }),
@@ -325,7 +327,7 @@ describe('decodeMessagesRequest: issues name the field', () => {
     ],
     ['tool_choice.type', { ...minimal, tool_choice: { type: 'sometimes' } }],
     ['thinking.type', { ...minimal, thinking: { type: 'deep' } }],
-    ['thinking.display', { ...minimal, thinking: { type: 'adaptive', display: 'omitted' } }],
+    ['thinking.display', { ...minimal, thinking: { type: 'adaptive', display: 'verbatim' } }],
     [
       'output_config.effort',
       {

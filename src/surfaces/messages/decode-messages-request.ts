@@ -9,6 +9,7 @@ import type {
 } from '../../canonical/generation-call.ts';
 import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
 import { reportUnknownMessagesKeys } from './decode-messages-cache-control.ts';
+import { decodeMessagesContextManagement } from './decode-messages-context-management.ts';
 import {
   decodeMessagesAssistantBlock,
   decodeMessagesTextBlock,
@@ -34,6 +35,7 @@ const mappedFields = [
   'thinking',
   'output_config',
   'metadata',
+  'context_management',
 ];
 
 function decodeSystemContent(
@@ -156,6 +158,7 @@ export function decodeMessagesRequest(body: Record<string, unknown>): CodecResul
   if (Array.isArray(body.stop_sequences)) {
     call.stopSequences = body.stop_sequences.filter((item) => typeof item === 'string');
   }
+  decodeMessagesContextManagement(body.context_management, issues);
   const output = decodeMessagesOutputOptions(body.thinking, body.output_config, issues);
   if (output.reasoning !== undefined) call.reasoning = output.reasoning;
   if (output.responseFormat !== undefined) call.responseFormat = output.responseFormat;

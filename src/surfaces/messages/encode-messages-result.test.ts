@@ -112,6 +112,44 @@ describe('encodeMessagesResult', () => {
   });
 });
 
+describe('encodeMessagesResult with thinking.display "omitted" (decisions/0011)', () => {
+  const omitted = { thinking: { type: 'adaptive', display: 'omitted' } };
+
+  it('renders thinking blocks without text and keeps every signature', () => {
+    const openaiReasoning = {
+      type: 'reasoning' as const,
+      text: '',
+      provider: 'openai' as const,
+      itemId: 'rs_9',
+      encryptedContent: 'gAAA',
+      summary: ['a'],
+    };
+    const content: GenerationResult['content'] = [
+      { type: 'reasoning', text: 'unsigned' },
+      openaiReasoning,
+      { type: 'text', text: 'answer' },
+    ];
+    const shown = encodeMessagesResult(result({ content }), context);
+    const body = encodeMessagesResult(result({ content }), context, omitted);
+    expect(body.content[0]).toEqual({ type: 'thinking', thinking: '', signature: '' });
+    expect(body.content[1]).toEqual({ ...shown.content[1], thinking: '' });
+    expect(body.content[2]).toEqual({ type: 'text', text: 'answer' });
+    // The signature alone restores the OpenAI item on the next turn.
+    const replayed = decodeMessagesRequest({
+      model: 'm',
+      max_tokens: 16,
+      messages: [{ role: 'assistant', content: [body.content[1]] }],
+    });
+    expect(replayed.issues).toEqual([]);
+    expect(replayed.value.messages[0]?.content[0]).toMatchObject({
+      provider: 'openai',
+      itemId: 'rs_9',
+      encryptedContent: 'gAAA',
+      summary: ['a'],
+    });
+  });
+});
+
 describe('messages round trip', () => {
   const claudeCodeRequest = JSON.parse(
     readFileSync(

@@ -8,8 +8,10 @@ const notYet =
   'Stored responses are not available on this route yet; send store:false and the whole conversation in input.';
 
 /**
- * One separate check so that stored responses can be switched on in one place later. `store`
- * false or absent is equivalent: nothing is kept, and nothing can refer back to this response.
+ * The guard for a body that did not pass the gateway's responses state (src/responses-state,
+ * docs/decisions/0012), which keeps responses, expands `previous_response_id` into `input` and
+ * sends `store: false` before any decoding. A body that still carries them here was not prepared
+ * and is refused rather than answered without its history. `store` false or absent is equivalent.
  */
 export function checkResponsesStateFields(body: Record<string, unknown>): TranslationIssue[] {
   const issues: TranslationIssue[] = [];

@@ -32,8 +32,12 @@ const functionCallOutputFields = new Set([
   'namespace',
 ]);
 
-/** Compaction arrives with the lead's compaction work (spec §4.5); until then it is an issue. */
-const compactionItemTypes = new Set(['compaction', 'compaction_trigger', 'compaction_summary']);
+/**
+ * The gateway expands its own compaction items and answers triggers before decoding
+ * (src/compaction/, spec §4.5); a `compaction` item still here was made by an OpenAI responses
+ * upstream, which alone can read it.
+ */
+const compactionItemTypes = new Set(['compaction_trigger', 'compaction_summary']);
 
 const roles: Record<string, ResponsesContentRole> = {
   user: 'user',
@@ -141,6 +145,9 @@ export function decodeResponsesInput(
 }
 
 function unsupportedItemReason(type: string): string {
+  if (type === 'compaction') {
+    return 'This compaction item was made by an OpenAI responses upstream and can only go back to it.';
+  }
   if (compactionItemTypes.has(type)) return 'Compaction is not available on this route yet.';
   if (type === 'item_reference') {
     return 'Item references need stored responses, which are not available on this route yet.';

@@ -389,7 +389,7 @@ describe('decodeResponsesRequest: every unrepresentable field is reported by its
     });
     expect(issues.map((issue) => issue.reason)).toEqual([
       expect.stringContaining('Stored responses are not available on this route yet'),
-      'Compaction is not available on this route yet.',
+      expect.stringContaining('made by an OpenAI responses upstream and can only go back to it'),
     ]);
   });
 });

@@ -90,7 +90,8 @@ const fieldDecoders = new Map<string, FieldDecoder>([
       if (isRecord(value) && Object.keys(value).length > 0) {
         issues.push({
           path: 'metadata',
-          reason: 'Metadata is kept with stored responses, which are not available on this route.',
+          reason:
+            'Metadata is only read back by retrieving a stored response, which this gateway does not offer.',
         });
       }
     },

@@ -46,10 +46,21 @@ export const responsesOutputFunctionCallSchema = Type.Object({
   arguments: Type.String(),
 });
 
+/**
+ * The result of a compaction (spec §4.5): the client sends it back as an input item later.
+ * `encrypted_content` is sealed by the gateway (docs/decisions/0013), opaque to the client.
+ */
+export const responsesOutputCompactionSchema = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('compaction'),
+  encrypted_content: Type.String(),
+});
+
 export const responsesOutputItemSchema = Type.Union([
   responsesOutputMessageSchema,
   responsesOutputReasoningSchema,
   responsesOutputFunctionCallSchema,
+  responsesOutputCompactionSchema,
 ]);
 
 /** OpenAI semantics: `input_tokens` includes the cached tokens. */
@@ -85,6 +96,7 @@ export type ResponsesOutputText = Static<typeof responsesOutputTextSchema>;
 export type ResponsesOutputMessage = Static<typeof responsesOutputMessageSchema>;
 export type ResponsesOutputReasoning = Static<typeof responsesOutputReasoningSchema>;
 export type ResponsesOutputFunctionCall = Static<typeof responsesOutputFunctionCallSchema>;
+export type ResponsesOutputCompaction = Static<typeof responsesOutputCompactionSchema>;
 export type ResponsesOutputItem = Static<typeof responsesOutputItemSchema>;
 export type ResponsesUsage = Static<typeof responsesUsageSchema>;
 export type ResponsesError = Static<typeof responsesErrorSchema>;

@@ -104,6 +104,21 @@ export const responsesReasoningItemSchema = Type.Object({
   content: nullable(Type.Array(Type.Object({ type: Type.String() }))),
 });
 
+/**
+ * A compaction item as a client sends it back (spec §4.5): `encrypted_content` is the gateway's
+ * sealed token, opened before translation (src/compaction/).
+ */
+export const responsesCompactionItemSchema = Type.Object({
+  type: Type.Literal('compaction'),
+  id: nullable(Type.String()),
+  encrypted_content: Type.String({ minLength: 1 }),
+});
+
+/** Asks for a compaction of everything before it; must be the last input item. */
+export const responsesCompactionTriggerItemSchema = Type.Object({
+  type: Type.Literal('compaction_trigger'),
+});
+
 /** An input item: a message (`type` may be omitted) or one of the typed items. */
 export const responsesInputItemSchema = Type.Object(
   { type: Type.Optional(Type.String()) },
@@ -118,6 +133,8 @@ export const responsesInputItemSchema = Type.Object(
         function_call: responsesFunctionCallItemSchema,
         function_call_output: responsesFunctionCallOutputItemSchema,
         reasoning: responsesReasoningItemSchema,
+        compaction: responsesCompactionItemSchema,
+        compaction_trigger: responsesCompactionTriggerItemSchema,
       }).allOf,
     ],
   },

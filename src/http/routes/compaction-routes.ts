@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Authenticator } from '../../auth/authenticator.ts';
+import type { CompactionService } from '../../compaction/compaction-service.ts';
+import type { GenerationService } from '../../generation/generation-service.ts';
+import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
+import {
+  responsesCompactionObjectSchema,
+  responsesCompactRequestSchema,
+} from '../../wire/responses/responses-compact-schema.ts';
+import { AbortHandle } from '../../shared/abort-handle.ts';
+import { requireToken } from '../require-token.ts';
+
+export interface CompactionRouteDependencies {
+  authenticator: Authenticator;
+  compaction: CompactionService;
+  /** Runs the gateway's own summary turn (spec §4.5: billed like any call). */
+  generation: GenerationService;
+  responsesSurface: SurfaceCodec;
+}
+
+/** Aborts the upstream call when the client disconnects before the answer is complete. */
+function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortHandle {
+  const controller = new AbortHandle();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  request.raw.on('aborted', () => controller.abort());
+  return controller;
+}
+
+/**
+ * POST /v1/responses/compact and /responses/compact (spec §4.5): authentication and surface
+ * checks as for /v1/responses. Not part of the machine description (spec §4), so hidden.
+ */
+export async function compactionRoutes(
+  app: FastifyInstance,
+  dependencies: CompactionRouteDependencies,
+): Promise<void> {
+  const { authenticator, compaction, generation, responsesSurface } = dependencies;
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const answer = await compaction.compact(
+      {
+        surface: responsesSurface,
+        body: request.body as Record<string, unknown>,
+        bodyBytes:
+          Number(request.headers['content-length'] ?? 0) || JSON.stringify(request.body).length,
+        principal: request.principal as NonNullable<FastifyRequest['principal']>,
+        headers: request.headers,
+        requestId: request.id,
+        signal: clientGoneSignal(request, reply),
+      },
+      (input) => generation.generate(input),
+    );
+    reply.headers(answer.headers);
+    return reply.code(200).type('application/json').send(JSON.stringify(answer.body));
+  };
+  for (const url of ['/v1/responses/compact', '/responses/compact']) {
+    app.post(
+      url,
+      {
+        preHandler: requireToken(authenticator, 'inference:create'),
+        schema: {
+          hide: true,
+          body: responsesCompactRequestSchema,
+          response: { 200: responsesCompactionObjectSchema },
+        },
+        // Output items are relayed whole; a schema serializer would strip their fields.
+        serializerCompiler: () => (data) =>
+          typeof data === 'string' ? data : JSON.stringify(data),
+      },
+      handler,
+    );
+  }
+}

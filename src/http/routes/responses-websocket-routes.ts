@@ -1,0 +1,256 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from '@fastify/websocket';
+import type { TSchema } from 'typebox';
+import type { RawData } from 'ws';
+import type { Authenticator, Principal } from '../../auth/authenticator.ts';
+import { readCredential } from '../../auth/authenticator.ts';
+import { ApiError } from '../../canonical/generation-error.ts';
+import type { GenerationReply, GenerationService } from '../../generation/generation-service.ts';
+import { readSseData } from '../../responses-state/read-finished-response.ts';
+import { renderResponsesErrorEvent } from '../../responses-state/render-responses-error-event.ts';
+import { ResponsesConnectionHistory } from '../../responses-state/responses-connection-history.ts';
+import type { ResponsesState } from '../../responses-state/responses-state.ts';
+import { AbortHandle } from '../../shared/abort-handle.ts';
+import { parseUntrustedJson } from '../../shared/parse-json.ts';
+import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
+import { requireToken } from '../require-token.ts';
+
+export interface ResponsesWebSocketRouteDependencies {
+  authenticator: Authenticator;
+  generation: GenerationService;
+  responsesState: ResponsesState;
+  /** The responses surface. */
+  surface: SurfaceCodec;
+  /** The responses request schema; a `response.create` frame is validated against it. */
+  requestSchema: TSchema;
+  /** Largest accepted frame, as the HTTP body limit. */
+  maxFrameBytes: number;
+  now?: () => number;
+}
+
+type ValidationFunction = ReturnType<FastifyRequest['compileValidationSchema']>;
+
+/** Past this much unsent data a turn waits for the client to read before sending more. */
+const sendHighWaterBytes = 1 << 20;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function frameText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+/** The same wording as an HTTP body that fails its schema (install-error-handling.ts). */
+function describeInvalidFrame(validate: ValidationFunction): string {
+  const problems = (validate.errors ?? []).map((issue) => {
+    const where = `body${issue.instancePath.replaceAll('/', '.')}`;
+    if (issue.keyword === 'required') {
+      return `${where}.${String(issue.params.missingProperty)} is required`;
+    }
+    return `${where} ${issue.message ?? 'is invalid'}`;
+  });
+  return `Invalid request: ${problems.join('; ')}.`;
+}
+
+/** A whole response object answered as JSON becomes its terminal event. */
+function jsonAsEvent(body: string): string {
+  const response = parseUntrustedJson(body);
+  const status = isRecord(response) ? String(response.status) : 'failed';
+  const type = status === 'completed' || status === 'incomplete' ? status : 'failed';
+  return JSON.stringify({ type: `response.${type}`, sequence_number: 0, response });
+}
+
+/** A turn in progress, so a closing gateway can stop it and wait until it has settled. */
+interface ActiveTurn {
+  abort(): void;
+  settled: Promise<void>;
+}
+
+/**
+ * One responses WebSocket (spec §4.13, CLIENTS.md): `response.create` frames in, the streaming
+ * events out as one JSON per text frame. Turns run one at a time, each through the generation
+ * service exactly like a streamed HTTP request (limits, hold, settle, usage record); the
+ * connection remembers its turns so `previous_response_id` works with `store: false`.
+ */
+function serveConnection(
+  socket: WebSocket,
+  request: FastifyRequest,
+  dependencies: ResponsesWebSocketRouteDependencies,
+  validate: ValidationFunction,
+  activeTurns: Set<ActiveTurn>,
+): void {
+  const { authenticator, generation, responsesState } = dependencies;
+  const now = dependencies.now ?? Date.now;
+  const history = new ResponsesConnectionHistory();
+  const turnHook = responsesState.connectionTurnHook(history);
+  const token = readCredential(request.headers);
+  let running: Promise<void> | undefined;
+  let turnAbort: AbortHandle | undefined;
+  let turns = 0;
+
+  const open = () => socket.readyState === socket.OPEN;
+  const send = async (data: string): Promise<void> => {
+    if (!open()) return;
+    if (socket.bufferedAmount < sendHighWaterBytes) return socket.send(data);
+    await new Promise<void>((resolve) => socket.send(data, () => resolve()));
+  };
+  const sendError = (error: ApiError) =>
+    send(JSON.stringify(renderResponsesErrorEvent(error.toGenerationError())));
+
+  /** The frame as a validated body and its `generate` flag, or the error to answer. */
+  const readFrame = (
+    data: RawData,
+    isBinary: boolean,
+  ): { body: Record<string, unknown>; generate: boolean; bytes: number } | ApiError => {
+    if (isBinary) return new ApiError('invalid_request', 'Send each event as a JSON text frame.');
+    const text = frameText(data);
+    const bytes = Buffer.byteLength(text);
+    if (bytes > dependencies.maxFrameBytes) return new ApiError('request_too_large');
+    let frame: unknown;
+    try {
+      frame = parseUntrustedJson(text);
+    } catch (error) {
+      return new ApiError('invalid_json', `Malformed JSON frame: ${(error as Error).message}.`);
+    }
+    if (!isRecord(frame) || frame.type !== 'response.create') {
+      const type = isRecord(frame) ? JSON.stringify(frame.type) : 'none';
+      return new ApiError(
+        'invalid_request',
+        `Unsupported event type ${type}; this connection accepts response.create.`,
+        { details: { param: 'type' } },
+      );
+    }
+    // `stream` is implied by the transport; `generate: false` asks for a prewarm (CLIENTS.md).
+    const { type: _type, generate, stream: _stream, ...body } = frame;
+    if (generate !== undefined && typeof generate !== 'boolean') {
+      return new ApiError('invalid_request', 'generate must be a boolean.', {
+        details: { param: 'generate' },
+      });
+    }
+    if (!validate(body)) return new ApiError('invalid_request', describeInvalidFrame(validate));
+    return { body, generate: generate !== false, bytes };
+  };
+
+  const relay = async (reply: GenerationReply): Promise<void> => {
+    if (reply.kind === 'json') return send(jsonAsEvent(reply.body));
+    for await (const frame of reply.events) {
+      // Leaving the loop returns the stream: the turn is aborted and billed as delivered.
+      if (!open()) break;
+      const data = readSseData(frame);
+      if (data !== undefined && data !== '[DONE]') await send(data);
+    }
+  };
+
+  const runTurn = async (data: RawData, isBinary: boolean): Promise<void> => {
+    const frame = readFrame(data, isBinary);
+    if (frame instanceof ApiError) return sendError(frame);
+    let principal: Principal;
+    try {
+      // Each turn checks the token again: a disabled token stops at its next turn.
+      principal = await authenticator.authenticate(
+        token,
+        { permission: 'inference:create', interface: 'credits' },
+        now(),
+      );
+    } catch (error) {
+      if (error instanceof ApiError) await sendError(error);
+      socket.close(1008, 'authentication failed');
+      return;
+    }
+    if (!frame.generate) {
+      const events = await responsesState.prewarm(frame.body, principal, history);
+      for (const event of events) await send(JSON.stringify(event));
+      return;
+    }
+    turns += 1;
+    turnAbort = new AbortHandle();
+    if (!open()) turnAbort.abort();
+    const reply = await generation.generate({
+      surface: dependencies.surface,
+      body: { ...frame.body, stream: true },
+      bodyBytes: frame.bytes,
+      principal,
+      headers: request.headers,
+      requestId: `${request.id}.${turns}`,
+      signal: turnAbort,
+      turnHook,
+    });
+    await relay(reply);
+  };
+
+  socket.on('message', (data: RawData, isBinary: boolean) => {
+    if (running !== undefined) {
+      // One response at a time, as the dialect's WebSocket mode; the client sends the next
+      // response.create after the running one ended.
+      void sendError(
+        new ApiError(
+          'conflict',
+          'A response is already running on this connection; send the next response.create after it ends.',
+        ),
+      );
+      return;
+    }
+    const active: ActiveTurn = { abort: () => turnAbort?.abort(), settled: Promise.resolve() };
+    active.settled = runTurn(data, isBinary)
+      .catch(async (error: unknown) => {
+        if (error instanceof ApiError) {
+          if (error.status >= 500) request.log.warn({ err: error }, 'responses WebSocket turn');
+          return sendError(error);
+        }
+        request.log.error({ err: error }, 'responses WebSocket turn failed');
+        return sendError(new ApiError('internal'));
+      })
+      .finally(() => {
+        running = undefined;
+        turnAbort = undefined;
+        activeTurns.delete(active);
+      });
+    running = active.settled;
+    activeTurns.add(active);
+  });
+  socket.on('close', () => turnAbort?.abort());
+}
+
+/**
+ * The WebSocket upgrade on GET /v1/responses and /responses (spec §4.13), authenticated with the
+ * Bearer header at connection time: a refused token is an HTTP error before any upgrade.
+ */
+export async function responsesWebSocketRoutes(
+  app: FastifyInstance,
+  dependencies: ResponsesWebSocketRouteDependencies,
+): Promise<void> {
+  const authenticate = requireToken(dependencies.authenticator, 'inference:create', {
+    ...(dependencies.now !== undefined ? { now: dependencies.now } : {}),
+  });
+  const activeTurns = new Set<ActiveTurn>();
+  // A closing gateway stops the running turns and lets them settle before the stores close.
+  app.addHook('onClose', async () => {
+    for (const turn of activeTurns) turn.abort();
+    await Promise.allSettled([...activeTurns].map((turn) => turn.settled));
+  });
+
+  for (const path of ['/v1/responses', '/responses']) {
+    app.route({
+      method: 'GET',
+      url: path,
+      preHandler: authenticate,
+      schema: { hide: true },
+      // Reached only without an upgrade.
+      handler: async (_request, reply) => {
+        reply.header('upgrade', 'websocket');
+        throw new ApiError(
+          'invalid_request',
+          `GET ${path} accepts only a WebSocket upgrade; create a response with POST ${path}.`,
+          { status: 426 },
+        );
+      },
+      wsHandler: (socket, request) => {
+        const validate = request.compileValidationSchema(dependencies.requestSchema, 'body');
+        serveConnection(socket, request, dependencies, validate, activeTurns);
+      },
+    });
+  }
+}

@@ -1,0 +1,70 @@
+
+# --- Codex CLI ---------------------------------------------------------------------------------
+# Codex reads $env:CODEX_HOME\config.toml (default ~\.codex). The gateway becomes the provider
+# "switchyard"; the token is its `experimental_bearer_token`, which Codex sends as
+# `Authorization: Bearer` without needing an environment variable (docs/installers.md).
+
+# The existing configuration without what this installer owns: the root keys `model` and
+# `model_provider` (they must precede every table) and the [model_providers.switchyard] table.
+function Remove-SwitchyardOwnedToml([string[]]$Lines) {
+  $root = $true
+  $skip = $false
+  $blanks = 0
+  $kept = New-Object System.Collections.Generic.List[string]
+  foreach ($line in $Lines) {
+    if ($line -match '^\s*\[') {
+      $root = $false
+      $name = $line -replace '^\s*\[\[?\s*', '' -replace '\s*\]\]?\s*(#.*)?$', ''
+      $name = $name -replace '["'']', '' -replace '\s*\.\s*', '.'
+      $skip = ($name -ceq 'model_providers.switchyard') -or $name.StartsWith('model_providers.switchyard.')
+    }
+    if ($skip) { continue }
+    if ($root -and $line -cmatch '^\s*["'']?(model|model_provider)["'']?\s*=') { continue }
+    if ($line -match '^\s*$') { $blanks++; continue }
+    while ($blanks -gt 0) { $kept.Add(''); $blanks-- }
+    $kept.Add($line)
+  }
+  return , $kept.ToArray()
+}
+
+function Set-SwitchyardCodexConfig([string]$Token, [string]$Model) {
+  $codexHome = $env:CODEX_HOME
+  if (-not $codexHome) { $codexHome = Join-Path $HOME '.codex' }
+  $configPath = Join-Path $codexHome 'config.toml'
+  New-Item -ItemType Directory -Force -Path $codexHome | Out-Null
+
+  $lines = New-Object System.Collections.Generic.List[string]
+  $lines.Add('model_provider = "switchyard"')
+  if ($Model) { $lines.Add("model = ""$Model""") }
+  if (Test-Path -LiteralPath $configPath) {
+    foreach ($line in (Remove-SwitchyardOwnedToml ([System.IO.File]::ReadAllLines($configPath)))) {
+      $lines.Add($line)
+    }
+  }
+  $lines.Add('')
+  $lines.Add('[model_providers.switchyard]')
+  $lines.Add('name = "Switchyard"')
+  $lines.Add("base_url = ""$SwitchyardBaseUrl/v1""")
+  $lines.Add('wire_api = "responses"')
+  $lines.Add("experimental_bearer_token = ""$Token""")
+
+  $backup = Backup-SwitchyardFile $configPath
+  Write-SwitchyardPrivateFile $configPath (($lines -join "`n") + "`n")
+
+  $modelNote = ''
+  if ($Model) { $modelNote = " with model $Model" }
+  Write-Host "Codex now uses the Switchyard gateway at $SwitchyardBaseUrl/v1$modelNote."
+  Write-SwitchyardReport $configPath $backup
+  if (-not $Model) {
+    Write-Host '  No model was set: add model = "<id from GET /v1/models>" to the file.'
+  }
+  Write-Host 'Start it with: codex'
+}
+
+Invoke-SwitchyardInstaller {
+  Write-Host "Switchyard installer for Codex (gateway: $SwitchyardBaseUrl)"
+  $token = Read-SwitchyardToken
+  $ids = Get-SwitchyardModelIds $token
+  $model = Select-SwitchyardModel $ids
+  Set-SwitchyardCodexConfig $token $model
+}

@@ -1,0 +1,322 @@
+import { describe, expect, it } from 'vitest';
+import type { Principal } from '../auth/authenticator.ts';
+import { ApiError } from '../canonical/generation-error.ts';
+import type {
+  GenerationInput,
+  GenerationReply,
+  PreparedTurn,
+} from '../generation/generation-service.ts';
+import { responsesSurface } from '../surfaces/responses/responses-surface.ts';
+import type { ResponseStore, StoredResponse } from './response-store.ts';
+import { ResponsesConnectionHistory } from './responses-connection-history.ts';
+import { ResponsesState } from './responses-state.ts';
+
+const day = 86_400_000;
+const clock = 1_767_000_000_000;
+
+/** An in-memory store with the port's semantics (the adapters have their own contract suite). */
+function memoryStore(): ResponseStore & { rows: Map<string, StoredResponse> } {
+  const rows = new Map<string, StoredResponse>();
+  return {
+    rows,
+    async saveResponse(response) {
+      if (rows.has(response.id)) throw new Error('duplicate id');
+      rows.set(response.id, response);
+    },
+    async findResponse(id, accountId, now) {
+      const row = rows.get(id);
+      return row !== undefined && row.accountId === accountId && row.expiresAt > now
+        ? row
+        : undefined;
+    },
+    async deleteExpiredResponses() {
+      return 0;
+    },
+  };
+}
+
+function principal(accountId: string): Principal {
+  return {
+    account: { id: accountId, name: accountId, isAdmin: false, createdAt: 0 },
+    apiKey: {
+      id: `key_${accountId}`,
+      accountId,
+      name: 'test',
+      hash: '',
+      displayPrefix: 'sy_',
+      permissions: ['inference:create'],
+      interface: 'credits',
+      allowedModels: null,
+      expiresAt: null,
+      disabledAt: null,
+      createdAt: 0,
+    },
+  };
+}
+
+function setup(options: { storeByDefault?: boolean; failSaves?: boolean } = {}) {
+  const store = memoryStore();
+  const failures: string[] = [];
+  if (options.failSaves === true) {
+    store.saveResponse = async () => {
+      throw new Error('disk full');
+    };
+  }
+  const state = new ResponsesState({
+    store,
+    retentionMs: 30 * day,
+    storeByDefault: options.storeByDefault ?? true,
+    now: () => clock,
+    onSaveFailure: (_error, id) => failures.push(id),
+  });
+  return { store, state, failures };
+}
+
+function turnInput(body: Record<string, unknown>, accountId = 'account_a'): GenerationInput {
+  return {
+    surface: responsesSurface,
+    body: { model: 'public-model', ...body },
+    bodyBytes: 100,
+    principal: principal(accountId),
+    headers: {},
+    requestId: 'req_1',
+    signal: new AbortController().signal,
+  };
+}
+
+const answer = (id: string, status = 'completed', text = 'Sunny.') =>
+  JSON.stringify({
+    id,
+    object: 'response',
+    status,
+    output: [
+      {
+        id: `msg_${id}`,
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text, annotations: [] }],
+      },
+    ],
+  });
+
+const json = (body: string): GenerationReply => ({ kind: 'json', headers: {}, body });
+
+async function* streamOf(frames: string[]): AsyncGenerator<string> {
+  yield* frames;
+}
+
+async function prepared(
+  state: ResponsesState,
+  body: Record<string, unknown>,
+  accountId?: string,
+): Promise<PreparedTurn> {
+  const turn = await state.turnHook.prepare(turnInput(body, accountId));
+  if (turn === undefined) throw new Error('expected the turn to be prepared');
+  return turn;
+}
+
+describe('ResponsesState over HTTP', () => {
+  it('leaves a store:false turn without previous_response_id untouched', async () => {
+    const { state } = setup();
+    expect(await state.turnHook.prepare(turnInput({ input: 'Hi', store: false }))).toBeUndefined();
+  });
+
+  it('keeps a turn with store absent (the dialect default) and tells the upstream to keep nothing', async () => {
+    const { state, store } = setup();
+    const turn = await prepared(state, { input: 'Weather?', instructions: 'Be brief.' });
+    expect(turn.body).toMatchObject({ input: 'Weather?', store: false });
+    await turn.observe(json(answer('resp_1')));
+    expect(store.rows.get('resp_1')).toEqual({
+      id: 'resp_1',
+      accountId: 'account_a',
+      model: 'public-model',
+      createdAt: clock,
+      expiresAt: clock + 30 * day,
+      instructions: 'Be brief.',
+      input: [{ role: 'user', content: 'Weather?' }],
+      output: JSON.parse(answer('resp_1')).output,
+    });
+  });
+
+  it('keeps nothing when an absent store means false to the operator', async () => {
+    const { state } = setup({ storeByDefault: false });
+    expect(await state.turnHook.prepare(turnInput({ input: 'Hi' }))).toBeUndefined();
+  });
+
+  it('expands previous_response_id into input and drops it; instructions are not carried', async () => {
+    const { state } = setup();
+    const first = await prepared(state, { input: 'Weather?', instructions: 'Be brief.' });
+    await first.observe(json(answer('resp_1')));
+
+    const second = await prepared(state, {
+      input: [{ role: 'user', content: 'And tomorrow?' }],
+      previous_response_id: 'resp_1',
+      store: true,
+    });
+    expect(second.body).not.toHaveProperty('previous_response_id');
+    expect(second.body).not.toHaveProperty('instructions');
+    expect(second.body.input).toEqual([
+      { role: 'user', content: 'Weather?' },
+      {
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Sunny.', annotations: [] }],
+      },
+      { role: 'user', content: 'And tomorrow?' },
+    ]);
+    expect(second.bodyBytes).toBeGreaterThan(100);
+  });
+
+  it('answers 400 naming the id for an unknown, expired or foreign previous response', async () => {
+    const { state } = setup();
+    const owned = await prepared(state, { input: 'Hi' });
+    await owned.observe(json(answer('resp_owned')));
+
+    const refusal = async (id: string, accountId: string) => {
+      const error = await state.turnHook
+        .prepare(turnInput({ input: 'x', previous_response_id: id }, accountId))
+        .then(() => undefined)
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ApiError);
+      return error as ApiError;
+    };
+    const unknown = await refusal('resp_missing', 'account_a');
+    expect(unknown.status).toBe(400);
+    expect(unknown.type).toBe('invalid_request_error');
+    expect(unknown.message).toContain("'resp_missing'");
+    expect(unknown.details).toEqual({
+      param: 'previous_response_id',
+      code: 'previous_response_not_found',
+    });
+    // Another account's id: the same answer as an unknown one, apart from the id it names.
+    const foreign = (await refusal('resp_owned', 'account_b')).toGenerationError();
+    expect({ ...foreign, message: foreign.message.replace('resp_owned', 'resp_missing') }).toEqual(
+      unknown.toGenerationError(),
+    );
+  });
+
+  it('keeps nothing of a failed turn', async () => {
+    const { state, store } = setup();
+    const turn = await prepared(state, { input: 'Hi' });
+    await turn.observe(json(answer('resp_failed', 'failed')));
+    expect(store.rows.size).toBe(0);
+  });
+
+  it('keeps a streamed turn before its terminal event reaches the client', async () => {
+    const { state, store } = setup();
+    const turn = await prepared(state, { input: 'Hi', stream: true });
+    const completed = `event: response.completed\ndata: ${JSON.stringify({
+      type: 'response.completed',
+      sequence_number: 3,
+      response: JSON.parse(answer('resp_streamed')),
+    })}\n\n`;
+    const reply = await turn.observe({
+      kind: 'stream',
+      headers: {},
+      events: streamOf(['event: response.created\ndata: {}\n\n', completed]),
+    });
+    if (reply.kind !== 'stream') throw new Error('expected a stream');
+    const seen: boolean[] = [];
+    for await (const frame of reply.events) {
+      if (frame === completed) seen.push(store.rows.has('resp_streamed'));
+    }
+    expect(seen).toEqual([true]);
+  });
+
+  it('keeps nothing of a stream the client abandoned before its end', async () => {
+    const { state, store } = setup();
+    const turn = await prepared(state, { input: 'Hi', stream: true });
+    const completed = `event: response.completed\ndata: ${JSON.stringify({
+      type: 'response.completed',
+      response: JSON.parse(answer('resp_abandoned')),
+    })}\n\n`;
+    const reply = await turn.observe({
+      kind: 'stream',
+      headers: {},
+      events: streamOf(['event: response.created\ndata: {}\n\n', completed]),
+    });
+    if (reply.kind !== 'stream') throw new Error('expected a stream');
+    await reply.events.next();
+    await reply.events.return(undefined);
+    expect(store.rows.size).toBe(0);
+  });
+
+  it('asks for encrypted reasoning only when a kept turn reasons', async () => {
+    const { state } = setup();
+    const reasoning = { effort: 'high', summary: 'auto' };
+    const kept = await prepared(state, { input: 'Hi', reasoning, include: [] });
+    expect(kept.body.include).toEqual(['reasoning.encrypted_content']);
+    const plain = await prepared(state, { input: 'Hi' });
+    expect(plain.body).not.toHaveProperty('include');
+    const { state: stateless } = setup({ storeByDefault: false });
+    const previousless = await stateless.turnHook.prepare(
+      turnInput({ input: 'Hi', reasoning, store: false }),
+    );
+    expect(previousless).toBeUndefined();
+  });
+
+  it('refuses a conversation, whose state would live at the upstream', async () => {
+    const { state } = setup();
+    await expect(
+      state.turnHook.prepare(turnInput({ input: 'Hi', store: false, conversation: 'conv_1' })),
+    ).rejects.toMatchObject({ status: 400, details: { param: 'conversation' } });
+  });
+
+  it('still answers when storing fails, and reports the failure', async () => {
+    const { state, failures } = setup({ failSaves: true });
+    const turn = await prepared(state, { input: 'Hi' });
+    const reply = await turn.observe(json(answer('resp_unsaved')));
+    expect(reply).toEqual(json(answer('resp_unsaved')));
+    expect(failures).toEqual(['resp_unsaved']);
+  });
+});
+
+describe('ResponsesState on a WebSocket connection', () => {
+  it('chains store:false turns within the connection, and nowhere else', async () => {
+    const { state, store } = setup();
+    const history = new ResponsesConnectionHistory();
+    const hook = state.connectionTurnHook(history);
+    const first = await hook.prepare(turnInput({ input: 'Weather?', store: false }));
+    await first?.observe(json(answer('resp_ws1')));
+    expect(store.rows.size).toBe(0);
+
+    const second = await hook.prepare(
+      turnInput({ input: 'Tomorrow?', store: false, previous_response_id: 'resp_ws1' }),
+    );
+    expect(second?.body.input).toHaveLength(3);
+    await expect(
+      state.turnHook.prepare(turnInput({ input: 'x', previous_response_id: 'resp_ws1' })),
+    ).rejects.toMatchObject({ details: { code: 'previous_response_not_found' } });
+  });
+
+  it('answers a prewarm with a completed empty response that the next turn continues', async () => {
+    const { state, store } = setup();
+    const history = new ResponsesConnectionHistory();
+    const events = (await state.prewarm(
+      { model: 'public-model', input: [{ role: 'developer', content: 'Rules.' }], store: true },
+      principal('account_a'),
+      history,
+    )) as Array<{ type: string; sequence_number: number; response: Record<string, unknown> }>;
+    expect(events.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.completed',
+    ]);
+    expect(events.map((event) => event.sequence_number)).toEqual([0, 1, 2]);
+    const completed = events[2]?.response ?? {};
+    expect(completed).toMatchObject({ status: 'completed', output: [], model: 'public-model' });
+    expect(completed.usage).toMatchObject({ input_tokens: 0, output_tokens: 0 });
+    // Unmetered, so never written to the database.
+    expect(store.rows.size).toBe(0);
+
+    const next = await state
+      .connectionTurnHook(history)
+      .prepare(turnInput({ input: 'Hi', previous_response_id: completed.id, store: false }));
+    expect(next?.body.input).toEqual([
+      { role: 'developer', content: 'Rules.' },
+      { role: 'user', content: 'Hi' },
+    ]);
+  });
+});

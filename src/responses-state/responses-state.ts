@@ -1,0 +1,188 @@
+import type { Principal } from '../auth/authenticator.ts';
+import { emptyUsage } from '../canonical/usage.ts';
+import type { GenerationInput, GenerationTurnHook } from '../generation/generation-service.ts';
+import { mintResponseId } from '../generation/surface-response-id.ts';
+import { createResponsesStreamEncoder } from '../surfaces/responses/create-responses-stream-encoder.ts';
+import { historyOf, inputItemsOf } from './expand-responses-input.ts';
+import type { FinishedResponse } from './read-finished-response.ts';
+import { recordFinishedResponse } from './record-finished-response.ts';
+import type { ResponseStore, ResponsesItem } from './response-store.ts';
+import type { ResponsesConnectionHistory } from './responses-connection-history.ts';
+import { conversationNotAvailable, previousResponseNotFound } from './responses-state-errors.ts';
+
+export interface ResponsesStateDependencies {
+  store: ResponseStore;
+  /** How long a stored response can be continued (`responses.retentionDays`). */
+  retentionMs: number;
+  /** What an absent `store` means (`responses.storeByDefault`; the dialect's default is true). */
+  storeByDefault: boolean;
+  now(): number;
+  /** A finished response could not be stored; the client has its answer already. */
+  onSaveFailure(error: unknown, responseId: string): void;
+}
+
+/** A responses body with its previous response expanded into `input`. */
+export interface ExpandedResponsesBody {
+  body: Record<string, unknown>;
+  /** The items the turn is generated from: the history, then its own input. */
+  input: ResponsesItem[];
+  /** JSON size of the history added, for the credit hold's estimate. */
+  historyBytes: number;
+}
+
+interface Turn {
+  body: Record<string, unknown>;
+  accountId: string;
+  keep: boolean;
+  createdAt: number;
+  input: ResponsesItem[];
+  history: ResponsesConnectionHistory | undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function previousResponseId(body: Record<string, unknown>): string | undefined {
+  const id = body.previous_response_id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** Reasoning that a later turn replays must come with its encrypted content (store is false). */
+function withEncryptedReasoning(body: Record<string, unknown>): Record<string, unknown> {
+  const reasoning = body.reasoning;
+  if (!isRecord(reasoning) || reasoning.effort === 'none') return body;
+  const include = Array.isArray(body.include) ? (body.include as unknown[]) : [];
+  if (include.includes('reasoning.encrypted_content')) return body;
+  return { ...body, include: [...include, 'reasoning.encrypted_content'] };
+}
+
+/**
+ * Responses state kept by the gateway (spec §2.4, §4.13; docs/decisions/0012): `store` keeps a
+ * finished turn for `retentionMs`, `previous_response_id` expands a kept turn into `input` before
+ * any translation, and a WebSocket connection also remembers its own turns. The upstream never
+ * keeps state: it is always sent `store: false` and never a response id.
+ */
+export class ResponsesState {
+  readonly #dependencies: ResponsesStateDependencies;
+  /** The HTTP routes' hook: state lives in the store only. */
+  readonly turnHook: GenerationTurnHook;
+
+  constructor(dependencies: ResponsesStateDependencies) {
+    this.#dependencies = dependencies;
+    this.turnHook = { prepare: (input) => this.#prepare(input, undefined) };
+  }
+
+  /** The hook of one WebSocket connection: its own turns first, then the store. */
+  connectionTurnHook(history: ResponsesConnectionHistory): GenerationTurnHook {
+    return { prepare: (input) => this.#prepare(input, history) };
+  }
+
+  /**
+   * The body with its `previous_response_id` expanded and removed, `store: false`. With
+   * `remembers`, reasoning is asked for with its encrypted content so it can be replayed.
+   */
+  async expand(
+    body: Record<string, unknown>,
+    accountId: string,
+    options: { history?: ResponsesConnectionHistory; remembers?: boolean } = {},
+  ): Promise<ExpandedResponsesBody> {
+    if (body.conversation !== undefined && body.conversation !== null) {
+      throw conversationNotAvailable();
+    }
+    const { previous_response_id: _previous, ...rest } = body;
+    const expanded = { ...rest, store: false };
+    const ownInput = inputItemsOf(body.input);
+    const previousId = previousResponseId(body);
+    const prepared = options.remembers === true ? withEncryptedReasoning(expanded) : expanded;
+    if (previousId === undefined) return { body: prepared, input: ownInput, historyBytes: 0 };
+
+    const previous =
+      options.history?.get(previousId) ??
+      (await this.#dependencies.store.findResponse(
+        previousId,
+        accountId,
+        this.#dependencies.now(),
+      ));
+    if (previous === undefined) throw previousResponseNotFound(previousId);
+    const history = historyOf(previous);
+    const input = [...history, ...ownInput];
+    return {
+      body: { ...prepared, input },
+      input,
+      historyBytes: JSON.stringify(history).length,
+    };
+  }
+
+  /**
+   * Answers a WebSocket prewarm (`generate: false`, CLIENTS.md): a completed response without
+   * output, usage or upstream call, whose id the connection's next turn may continue. Nothing
+   * is stored: a prewarm is neither metered nor limited, so it may not write to the database.
+   */
+  async prewarm(
+    body: Record<string, unknown>,
+    principal: Principal,
+    history: ResponsesConnectionHistory,
+  ): Promise<unknown[]> {
+    const expanded = await this.expand(body, principal.account.id, { history });
+    const responseId = mintResponseId('responses');
+    history.remember(responseId, { input: expanded.input, output: [] });
+    const encoder = createResponsesStreamEncoder({
+      responseId,
+      model: String(body.model),
+      createdAt: Math.floor(this.#dependencies.now() / 1000),
+    });
+    const finish = { unified: 'stop' as const, raw: undefined };
+    return encoder
+      .encode({ type: 'finish', finishReason: finish, usage: emptyUsage() })
+      .map((event) => event.data);
+  }
+
+  #keeps(body: Record<string, unknown>): boolean {
+    if (typeof body.store === 'boolean') return body.store;
+    return this.#dependencies.storeByDefault;
+  }
+
+  async #prepare(input: GenerationInput, history: ResponsesConnectionHistory | undefined) {
+    const { body } = input;
+    const keep = this.#keeps(body);
+    const needed =
+      keep ||
+      history !== undefined ||
+      previousResponseId(body) !== undefined ||
+      (body.conversation !== undefined && body.conversation !== null);
+    if (!needed) return undefined;
+    const accountId = input.principal.account.id;
+    const createdAt = this.#dependencies.now();
+    const expanded = await this.expand(body, accountId, {
+      ...(history !== undefined ? { history } : {}),
+      remembers: keep || history !== undefined,
+    });
+    const turn: Turn = { body, accountId, keep, createdAt, input: expanded.input, history };
+    return {
+      body: expanded.body,
+      bodyBytes: input.bodyBytes + expanded.historyBytes,
+      observe: (reply: Parameters<typeof recordFinishedResponse>[0]) =>
+        recordFinishedResponse(reply, (finished) => this.#record(turn, finished)),
+    };
+  }
+
+  async #record(turn: Turn, finished: FinishedResponse): Promise<void> {
+    turn.history?.remember(finished.id, { input: turn.input, output: finished.output });
+    if (!turn.keep) return;
+    try {
+      await this.#dependencies.store.saveResponse({
+        id: finished.id,
+        accountId: turn.accountId,
+        model: String(turn.body.model),
+        createdAt: turn.createdAt,
+        expiresAt: turn.createdAt + this.#dependencies.retentionMs,
+        instructions: typeof turn.body.instructions === 'string' ? turn.body.instructions : null,
+        input: turn.input,
+        output: finished.output,
+      });
+    } catch (error) {
+      this.#dependencies.onSaveFailure(error, finished.id);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import type { ResponseStore } from './response-store.ts';
+
+const batchSize = 500;
+
+/** Deletes every response expired at `now`, in bounded batches; returns how many. */
+export async function sweepExpiredResponses(store: ResponseStore, now: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await store.deleteExpiredResponses(now, batchSize);
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}
+
+/**
+ * Runs the sweep every `intervalMs` (spec §3: stored items are cleaned every five minutes).
+ * Lookups already ignore expired rows; the sweep only gives the space back. A sweep still
+ * running when the next is due is not doubled.
+ */
+export function startResponseRetentionSweep(options: {
+  store: ResponseStore;
+  intervalMs: number;
+  now(): number;
+  onError(error: unknown): void;
+}): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    sweepExpiredResponses(options.store, options.now())
+      .catch(options.onError)
+      .finally(() => {
+        running = false;
+      });
+  }, options.intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

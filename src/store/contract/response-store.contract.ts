@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+
+import type { StoredResponse } from '../../responses-state/response-store.ts';
+import type { Store } from '../store.ts';
+import { createTestAccount, uniqueId } from './store-contract-fixtures.ts';
+import { useContractStore } from './use-contract-store.ts';
+
+export function describeResponseStoreContract(name: string, openStore: () => Promise<Store>): void {
+  describe(`ResponseStore contract (${name})`, () => {
+    const store = useContractStore(openStore);
+
+    function storedResponse(
+      accountId: string,
+      overrides: Partial<StoredResponse> = {},
+    ): StoredResponse {
+      return {
+        id: uniqueId('resp'),
+        accountId,
+        model: 'contract-model',
+        createdAt: 1_700_000_000_000,
+        expiresAt: 1_700_086_400_000,
+        instructions: 'Answer briefly.',
+        input: [
+          { role: 'user', content: 'Hello' },
+          {
+            type: 'function_call_output',
+            call_id: 'call_1',
+            output: [{ type: 'input_text', text: 'ü\u2028\u0000 "quoted"' }],
+          },
+        ],
+        output: [
+          {
+            id: 'msg_1',
+            type: 'message',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'Hi.', annotations: [] }],
+          },
+          { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'opaque' },
+        ],
+        ...overrides,
+      };
+    }
+
+    it('finds a saved response with every field, items in their exact key order', async () => {
+      const account = await createTestAccount(store());
+      // Key order differs from alphabetical: a replay must send the item back as it was.
+      const saved = storedResponse(account.id, {
+        instructions: null,
+        output: [{ type: 'function_call', name: 'z', call_id: 'c', arguments: '{"b":1,"a":2}' }],
+      });
+      await store().responses.saveResponse(saved);
+
+      const found = await store().responses.findResponse(saved.id, account.id, saved.createdAt);
+      expect(found).toEqual(saved);
+      expect(JSON.stringify(found?.output)).toBe(JSON.stringify(saved.output));
+      expect(JSON.stringify(found?.input)).toBe(JSON.stringify(saved.input));
+    });
+
+    it('treats another account’s response exactly like an unknown id', async () => {
+      const owner = await createTestAccount(store());
+      const other = await createTestAccount(store());
+      const saved = storedResponse(owner.id);
+      await store().responses.saveResponse(saved);
+
+      expect(await store().responses.findResponse(saved.id, other.id, 0)).toBeUndefined();
+      expect(await store().responses.findResponse(uniqueId('resp'), other.id, 0)).toBeUndefined();
+      expect(await store().responses.findResponse(saved.id, owner.id, 0)).toEqual(saved);
+    });
+
+    it('no longer finds a response once it expired', async () => {
+      const account = await createTestAccount(store());
+      const saved = storedResponse(account.id, { expiresAt: 5_000 });
+      await store().responses.saveResponse(saved);
+
+      expect(await store().responses.findResponse(saved.id, account.id, 4_999)).toEqual(saved);
+      expect(await store().responses.findResponse(saved.id, account.id, 5_000)).toBeUndefined();
+    });
+
+    it('refuses a second response with the same id and keeps the first', async () => {
+      const account = await createTestAccount(store());
+      const saved = storedResponse(account.id);
+      await store().responses.saveResponse(saved);
+      await expect(
+        store().responses.saveResponse({ ...saved, output: [], model: 'impostor' }),
+      ).rejects.toThrow();
+      expect(await store().responses.findResponse(saved.id, account.id, 0)).toEqual(saved);
+    });
+
+    it('deletes expired responses in bounded batches and keeps the others', async () => {
+      const account = await createTestAccount(store());
+      // Clock values below every other test's expiry, so only these rows are in play.
+      const expired = [1, 2, 3].map((index) =>
+        storedResponse(account.id, { createdAt: 0, expiresAt: 100 + index }),
+      );
+      const kept = storedResponse(account.id, { createdAt: 0, expiresAt: 1_000 });
+      for (const response of [...expired, kept]) await store().responses.saveResponse(response);
+
+      expect(await store().responses.deleteExpiredResponses(200, 2)).toBe(2);
+      expect(await store().responses.deleteExpiredResponses(200, 2)).toBe(1);
+      expect(await store().responses.deleteExpiredResponses(200, 2)).toBe(0);
+      for (const response of expired) {
+        expect(await store().responses.findResponse(response.id, account.id, 0)).toBeUndefined();
+      }
+      expect(await store().responses.findResponse(kept.id, account.id, 0)).toEqual(kept);
+    });
+
+    it('refuses a response of an account that does not exist', async () => {
+      await expect(
+        store().responses.saveResponse(storedResponse(uniqueId('account'))),
+      ).rejects.toThrow();
+    });
+  });
+}
