@@ -33,6 +33,11 @@ export const errorCatalogue = {
     message:
       'Credentials are not accepted in the URL. Send the token in the x-api-key or Authorization: Bearer header.',
   },
+  previous_response_not_found: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The previous response was not found.',
+  },
   invalid_header: { status: 400, type: 'invalid_request_error', message: 'Invalid header value.' },
   counting_not_supported: {
     status: 400,

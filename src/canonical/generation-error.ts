@@ -62,11 +62,14 @@ export function renderErrorBody(error: GenerationError, shape: ErrorShape): unkn
       },
     };
   }
+  // OpenAI-style clients read the offending field from `param` next to `code`.
+  const param = (error.details as { param?: unknown } | undefined)?.param;
   return {
     error: {
       type: error.type,
       message: error.message,
       code: error.code,
+      ...(typeof param === 'string' ? { param } : {}),
       ...(error.details !== undefined ? { details: error.details } : {}),
     },
   };

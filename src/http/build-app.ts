@@ -161,7 +161,10 @@ export async function buildApp(
 
   // One WebSocket server for the whole app, registered before any route that upgrades (spec
   // §4.13); the check keeps a second registration from attaching a second upgrade listener.
-  if (!app.hasPlugin('@fastify/websocket')) await app.register(websocket);
+  if (!app.hasPlugin('@fastify/websocket')) {
+    // ws buffers a whole message before any route sees it: bound it like an HTTP body.
+    await app.register(websocket, { options: { maxPayload: options.bodyLimitBytes } });
+  }
 
   await app.register(healthRoutes, { checkReady: dependencies.checkReady });
   await app.register(modelRoutes, {

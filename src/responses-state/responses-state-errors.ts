@@ -7,9 +7,9 @@ import { ApiError } from '../canonical/generation-error.ts';
  */
 export function previousResponseNotFound(responseId: string): ApiError {
   return new ApiError(
-    'invalid_request',
+    'previous_response_not_found',
     `Previous response with id '${responseId}' not found. It may have expired, or it was created with store: false outside this WebSocket connection; send the whole conversation in input instead.`,
-    { details: { param: 'previous_response_id', code: 'previous_response_not_found' } },
+    { details: { param: 'previous_response_id' } },
   );
 }
 

@@ -186,10 +186,8 @@ describe('ResponsesState over HTTP', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.type).toBe('invalid_request_error');
     expect(unknown.message).toContain("'resp_missing'");
-    expect(unknown.details).toEqual({
-      param: 'previous_response_id',
-      code: 'previous_response_not_found',
-    });
+    expect(unknown.code).toBe('previous_response_not_found');
+    expect(unknown.details).toEqual({ param: 'previous_response_id' });
     // Another account's id: the same answer as an unknown one, apart from the id it names.
     const foreign = (await refusal('resp_owned', 'account_b')).toGenerationError();
     expect({ ...foreign, message: foreign.message.replace('resp_owned', 'resp_missing') }).toEqual(
@@ -288,7 +286,7 @@ describe('ResponsesState on a WebSocket connection', () => {
     expect(second?.body.input).toHaveLength(3);
     await expect(
       state.turnHook.prepare(turnInput({ input: 'x', previous_response_id: 'resp_ws1' })),
-    ).rejects.toMatchObject({ details: { code: 'previous_response_not_found' } });
+    ).rejects.toMatchObject({ code: 'previous_response_not_found' });
   });
 
   it('answers a prewarm with a completed empty response that the next turn continues', async () => {

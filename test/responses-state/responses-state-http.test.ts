@@ -195,10 +195,9 @@ describe('stored responses over HTTP (store and previous_response_id)', () => {
     const { error } = response.json<{ error: Record<string, unknown> }>();
     expect(error.type).toBe('invalid_request_error');
     expect(error.message).toContain("'resp_does_not_exist'");
-    expect(error.details).toEqual({
-      param: 'previous_response_id',
-      code: 'previous_response_not_found',
-    });
+    // OpenAI's shape: clients (Codex) resend the whole conversation on this code.
+    expect(error.code).toBe('previous_response_not_found');
+    expect(error.param).toBe('previous_response_id');
     expect(upstream.requests).toHaveLength(0);
   });
 

@@ -150,7 +150,7 @@ function unsupportedItemReason(type: string): string {
   }
   if (compactionItemTypes.has(type)) return 'Compaction is not available on this route yet.';
   if (type === 'item_reference') {
-    return 'Item references need stored responses, which are not available on this route yet.';
+    return "Item references point into an upstream's own storage, which the gateway never uses; send the item itself, or chain turns with previous_response_id.";
   }
   return `Input item type "${type}" has no equivalent on this route.`;
 }
