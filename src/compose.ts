@@ -5,11 +5,10 @@ import type { Config } from './config/config-schema.ts';
 import { readAdminToken } from './config/load-config.ts';
 import { buildApp } from './http/build-app.ts';
 import { OperatorService } from './operator/operator-service.ts';
-import { openPostgresStore } from './store/postgres/open-postgres-store.ts';
 import { openSqliteStore } from './store/sqlite/open-sqlite-store.ts';
 import type { Store } from './store/store.ts';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { readProviderKey, readSealKeySecret } from './config/load-config.ts';
 import { CompactionService } from './compaction/compaction-service.ts';
 import { createCompactionSeal } from './compaction/compaction-seal.ts';
@@ -36,7 +35,6 @@ import {
 } from './providers/openai-responses/convert-to-openai-input-tokens-request.ts';
 import { openAIResponsesProvider } from './providers/openai-responses/openai-responses-provider.ts';
 import { UpstreamPools } from './providers/shared/upstream-pool.ts';
-import { RedisRateLimiter } from './store/redis/redis-rate-limiter.ts';
 import { chatSurface } from './surfaces/chat/chat-surface.ts';
 import { messagesSurface } from './surfaces/messages/messages-surface.ts';
 import { responsesSurface } from './surfaces/responses/responses-surface.ts';
@@ -56,6 +54,9 @@ import { responsesRequestSchema } from './wire/responses/responses-request-schem
 /** The composition root: the only place that chooses concrete adapters (DESIGN.md §5). */
 export async function openStore(config: Config): Promise<Store> {
   if (config.store.backend === 'postgres') {
+    // Loaded only when configured: the PostgreSQL and Redis clients cost the embedded default
+    // tens of megabytes of resident memory it never uses (docs/performance.md).
+    const { openPostgresStore } = await import('./store/postgres/open-postgres-store.ts');
     return openPostgresStore({ connectionString: config.store.postgresUrl as string });
   }
   return openSqliteStore({ path: path.join(config.dataDir, 'switchyard.sqlite'), owner: true });
@@ -101,14 +102,14 @@ export async function composeGateway(
   const authenticator = new Authenticator(store.apiKeys, store.accounts);
   const operator = new OperatorService(store);
   const pools = new UpstreamPools();
-  const redis =
-    config.store.redisUrl === undefined
-      ? undefined
-      : new Redis(config.store.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
-  const rateLimiter: RateLimiter =
-    redis === undefined
-      ? new MemoryRateLimiter()
-      : new RedisRateLimiter(redis, 'switchyard:limits');
+  let redis: Redis | undefined;
+  let rateLimiter: RateLimiter = new MemoryRateLimiter();
+  if (config.store.redisUrl !== undefined) {
+    const { Redis } = await import('ioredis');
+    const { RedisRateLimiter } = await import('./store/redis/redis-rate-limiter.ts');
+    redis = new Redis(config.store.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    rateLimiter = new RedisRateLimiter(redis, 'switchyard:limits');
+  }
   const providerKey = (providerId: string) =>
     readProviderKey(config.providers[providerId]?.apiKeyEnv, env);
   const now = () => Date.now();
