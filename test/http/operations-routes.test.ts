@@ -8,8 +8,9 @@ describe('operations routes', () => {
   });
   afterAll(async () => gateway.close());
 
-  it('answers HEAD / and /healthz cheaply', async () => {
+  it("answers HEAD /, Claude Code's HEAD /api/hello and /healthz cheaply", async () => {
     expect((await gateway.app.inject({ method: 'HEAD', url: '/' })).statusCode).toBe(200);
+    expect((await gateway.app.inject({ method: 'HEAD', url: '/api/hello' })).statusCode).toBe(200);
     const health = await gateway.app.inject({ method: 'GET', url: '/healthz' });
     expect(health.json()).toEqual({ status: 'ok' });
   });

@@ -5,13 +5,17 @@ export interface HealthDependencies {
   checkReady(): Promise<void>;
 }
 
-/** Cheap liveness for probes and for Claude Code's `HEAD /` connectivity check (CLIENTS.md). */
+/**
+ * Cheap liveness for probes and for Claude Code's connectivity warm-up: `HEAD /` in CLIENTS.md,
+ * `HEAD /api/hello` from Claude Code 2.1.329 on the wire.
+ */
 export async function healthRoutes(
   app: FastifyInstance,
   dependencies: HealthDependencies,
 ): Promise<void> {
   const hidden = { schema: { hide: true } };
   app.head('/', hidden, async (_request, reply) => reply.code(200).send());
+  app.head('/api/hello', hidden, async (_request, reply) => reply.code(200).send());
   app.get('/', hidden, async () => ({ name: 'switchyard', openapi: '/openapi.json' }));
   app.get('/healthz', hidden, async () => ({ status: 'ok' }));
   app.get('/readyz', hidden, async (request, reply) => {
