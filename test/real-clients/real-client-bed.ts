@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  startFakeUpstream,
+  type FakeUpstream,
+  type RecordedRequest,
+} from '../fake-upstream/fake-upstream-server.ts';
+import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import { startRecordingProxy, type ClientExchange } from './start-recording-proxy.ts';
+
+/** The key the gateway holds for its upstream; the fake refuses calls without it. */
+export const upstreamKey = 'real-clients-upstream-key';
+const upstreamKeyEnv = 'REAL_CLIENTS_UPSTREAM_KEY';
+
+/** One model per upstream dialect: each client meets its own dialect and a foreign one. */
+export const realClientModels = {
+  anthropic: 'rc-via-anthropic',
+  chat: 'rc-via-chat',
+  responses: 'rc-via-responses',
+} as const;
+
+export type UpstreamDialect = keyof typeof realClientModels;
+
+const providerKinds: Record<UpstreamDialect, string> = {
+  anthropic: 'anthropic',
+  chat: 'openai-chat',
+  responses: 'openai-responses',
+};
+
+/**
+ * docs/decisions/0011: Codex always sends a `web_search` tool, which only an OpenAI-responses
+ * upstream runs. The test models take `ignoreFields` from the shipped example configuration for
+ * a model of the same upstream kind, so the suite proves that configuration works.
+ */
+function exampleIgnoreFields(kind: string): string[] {
+  const example = JSON.parse(
+    readFileSync(new URL('../../switchyard.config.json', import.meta.url), 'utf8'),
+  ) as {
+    providers: Record<string, { kind: string }>;
+    models: { deployments: { provider: string }[]; ignoreFields?: string[] }[];
+  };
+  const model = example.models.find(
+    (candidate) => example.providers[candidate.deployments[0]?.provider ?? '']?.kind === kind,
+  );
+  if (model === undefined) throw new Error(`switchyard.config.json has no ${kind} model`);
+  return model.ignoreFields ?? [];
+}
+
+/** A private home and working directory for one client run. */
+export interface ClientWorkspace {
+  home: string;
+  cwd: string;
+}
+
+export interface RealClientBed {
+  fake: FakeUpstream;
+  gateway: TestGateway;
+  /** Where clients point: a recording relay in front of the listening gateway, without `/v1`. */
+  origin: string;
+  /** What the clients sent the gateway and what it answered, since the last `reset()`. */
+  exchanges: ClientExchange[];
+  token: string;
+  newWorkspace(): Promise<ClientWorkspace>;
+  /** Clears the fake's requests and script, and the recorded exchanges. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** A listening gateway whose three providers point at one fake upstream requiring a key. */
+export async function startRealClientBed(): Promise<RealClientBed> {
+  const fake = await startFakeUpstream({ requireKey: upstreamKey });
+  process.env[upstreamKeyEnv] = upstreamKey;
+  const gateway = await startTestGateway({
+    providers: Object.fromEntries(
+      Object.values(providerKinds).map((kind) => [
+        kind,
+        { kind, baseUrl: fake.url, apiKeyEnv: upstreamKeyEnv },
+      ]),
+    ),
+    models: (Object.keys(realClientModels) as UpstreamDialect[]).map((dialect) =>
+      testModel(realClientModels[dialect], providerKinds[dialect], {
+        // As large as the clients ask for (Claude Code: max_tokens 32000).
+        contextWindow: 200_000,
+        maxOutputTokens: 32_000,
+        ignoreFields: exampleIgnoreFields(providerKinds[dialect]),
+      }),
+    ),
+  });
+  await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = gateway.app.server.address() as AddressInfo;
+  const proxy = await startRecordingProxy(`http://127.0.0.1:${port}`);
+  const { token } = await gateway.createToken({ credits: 1_000_000_000 });
+  const workRoot = await mkdtemp(path.join(tmpdir(), 'switchyard-real-clients-'));
+  let workspaces = 0;
+  return {
+    fake,
+    gateway,
+    origin: proxy.origin,
+    exchanges: proxy.exchanges,
+    token,
+    async newWorkspace() {
+      workspaces += 1;
+      const home = path.join(workRoot, `run-${workspaces}`, 'home');
+      const cwd = path.join(workRoot, `run-${workspaces}`, 'project');
+      await mkdir(home, { recursive: true });
+      await mkdir(cwd, { recursive: true });
+      return { home, cwd };
+    },
+    reset() {
+      fake.reset();
+      proxy.exchanges.length = 0;
+    },
+    async close() {
+      await proxy.close();
+      await gateway.close();
+      await fake.close();
+      await rm(workRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The generation requests that reached the fake upstream, in arrival order. */
+export function generationRequests(fake: FakeUpstream): RecordedRequest[] {
+  return fake.requests.filter((request) => request.dialect !== undefined);
+}
+
+/** The client's generation requests the gateway answered with `status` (POSTs only). */
+export function clientPosts(exchanges: ClientExchange[], status?: number): ClientExchange[] {
+  return exchanges.filter(
+    (exchange) =>
+      exchange.method === 'POST' && (status === undefined || exchange.status === status),
+  );
+}

@@ -1,0 +1,76 @@
+import type { ClientWorkspace } from './real-client-bed.ts';
+import { requireClientBinary } from './require-client-binary.ts';
+import { buildClientEnvironment } from './client-environment.ts';
+import { runClientProcess, type ClientRun } from './run-client-process.ts';
+
+export const claudeCodeBinary = 'node_modules/.bin/claude';
+
+export interface ClaudeCodeOptions {
+  origin: string;
+  token: string;
+  /** `x-api-key` (ANTHROPIC_API_KEY) or `Authorization: Bearer` (ANTHROPIC_AUTH_TOKEN). */
+  credential: 'x-api-key' | 'bearer';
+  model: string;
+  prompt: string;
+  workspace: ClientWorkspace;
+  /** Tools that run without asking (`--allowedTools`). */
+  allowedTools?: string[];
+  /** Further client settings (e.g. `ENABLE_TOOL_SEARCH`). */
+  extraEnv?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** The `--output-format json` result object Claude Code prints at the end of a `-p` run. */
+export interface ClaudeCodeResult {
+  type: string;
+  subtype: string;
+  is_error: boolean;
+  result: string;
+  num_turns: number;
+  stop_reason?: string;
+  api_error_status?: number | null;
+  permission_denials: unknown[];
+  usage: Record<string, unknown>;
+}
+
+export interface ClaudeCodeRun extends ClientRun {
+  /** The parsed result, or undefined when stdout held none. */
+  result: ClaudeCodeResult | undefined;
+}
+
+function parseResult(stdout: string): ClaudeCodeResult | undefined {
+  const line = stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(line) as ClaudeCodeResult;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `claude -p <prompt> --output-format json` against the gateway (CLIENTS.md, Claude Code). */
+export async function runClaudeCode(options: ClaudeCodeOptions): Promise<ClaudeCodeRun> {
+  const binary = requireClientBinary(claudeCodeBinary);
+  const credentialVariable =
+    options.credential === 'bearer' ? 'ANTHROPIC_AUTH_TOKEN' : 'ANTHROPIC_API_KEY';
+  const env = buildClientEnvironment(process.env, {
+    HOME: options.workspace.home,
+    ANTHROPIC_BASE_URL: options.origin,
+    [credentialVariable]: options.token,
+    ANTHROPIC_MODEL: options.model,
+    // No update checks or telemetry from a test run.
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    ...options.extraEnv,
+  });
+  const args = ['-p', options.prompt, '--output-format', 'json'];
+  if (options.allowedTools !== undefined) args.push('--allowedTools', ...options.allowedTools);
+  const run = await runClientProcess({
+    command: binary,
+    args,
+    cwd: options.workspace.cwd,
+    env,
+    timeoutMs: options.timeoutMs ?? 90_000,
+  });
+  return { ...run, result: parseResult(run.stdout) };
+}
