@@ -7,7 +7,7 @@ import {
   responsesCompactionObjectSchema,
   responsesCompactRequestSchema,
 } from '../../wire/responses/responses-compact-schema.ts';
-import { AbortHandle } from '../../shared/abort-handle.ts';
+import { generationInputFromRequest } from '../generation-input-from-request.ts';
 import { requireToken } from '../require-token.ts';
 
 export interface CompactionRouteDependencies {
@@ -16,16 +16,6 @@ export interface CompactionRouteDependencies {
   /** Runs the gateway's own summary turn (spec §4.5: billed like any call). */
   generation: GenerationService;
   responsesSurface: SurfaceCodec;
-}
-
-/** Aborts the upstream call when the client disconnects before the answer is complete. */
-function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortHandle {
-  const controller = new AbortHandle();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  request.raw.on('aborted', () => controller.abort());
-  return controller;
 }
 
 /**
@@ -39,16 +29,7 @@ export async function compactionRoutes(
   const { authenticator, compaction, generation, responsesSurface } = dependencies;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const answer = await compaction.compact(
-      {
-        surface: responsesSurface,
-        body: request.body as Record<string, unknown>,
-        bodyBytes:
-          Number(request.headers['content-length'] ?? 0) || JSON.stringify(request.body).length,
-        principal: request.principal as NonNullable<FastifyRequest['principal']>,
-        headers: request.headers,
-        requestId: request.id,
-        signal: clientGoneSignal(request, reply),
-      },
+      generationInputFromRequest(request, reply, responsesSurface),
       (input) => generation.generate(input),
     );
     reply.headers(answer.headers);

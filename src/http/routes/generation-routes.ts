@@ -4,8 +4,8 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import type { CountTokensService } from '../../generation/count-tokens-service.ts';
 import type { GenerationService } from '../../generation/generation-service.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
-import { AbortHandle } from '../../shared/abort-handle.ts';
 import { CoalescedEventStream } from '../coalesced-event-stream.ts';
+import { generationInputFromRequest } from '../generation-input-from-request.ts';
 import { requireToken } from '../require-token.ts';
 
 export interface GenerationRouteDependencies {
@@ -25,16 +25,6 @@ export interface GenerationRouteDependencies {
   };
 }
 
-/** Aborts the upstream call when the client disconnects before the answer is complete. */
-function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortHandle {
-  const controller = new AbortHandle();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  request.raw.on('aborted', () => controller.abort());
-  return controller;
-}
-
 /** POST /v1/messages, /v1/responses (+ /responses), /v1/chat/completions (+ /chat/completions). */
 export async function generationRoutes(
   app: FastifyInstance,
@@ -45,16 +35,7 @@ export async function generationRoutes(
 
   const handler =
     (surface: SurfaceCodec) => async (request: FastifyRequest, reply: FastifyReply) => {
-      const reply_ = await generation.generate({
-        surface,
-        body: request.body as Record<string, unknown>,
-        bodyBytes:
-          Number(request.headers['content-length'] ?? 0) || JSON.stringify(request.body).length,
-        principal: request.principal as NonNullable<FastifyRequest['principal']>,
-        headers: request.headers,
-        requestId: request.id,
-        signal: clientGoneSignal(request, reply),
-      });
+      const reply_ = await generation.generate(generationInputFromRequest(request, reply, surface));
       reply.headers(reply_.headers);
       if (reply_.kind === 'json') return reply.code(200).send(reply_.body);
       return reply.code(200).send(new CoalescedEventStream(reply_.events));
