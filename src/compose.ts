@@ -137,6 +137,18 @@ export async function composeGateway(
     onSaveFailure: (error, responseId) =>
       app.log.error({ err: error, responseId }, 'storing a finished response failed'),
   });
+  const countTokens = new CountTokensService({
+    catalog,
+    pools,
+    messagesSurface,
+    anthropicPassthrough: dialectPassthroughAdapters.messages,
+    encodeOpenAIInputTokens: (call, upstreamModel) =>
+      convertToOpenAIInputTokensRequest(call, { upstreamModel }),
+    anthropicCountPath: anthropicCountTokensPath,
+    openAIInputTokensPath: openAIResponsesInputTokensPath,
+    providerKey,
+    now,
+  });
   const generation = new GenerationService({
     catalog,
     pools,
@@ -151,18 +163,7 @@ export async function composeGateway(
     now,
     compaction,
     turnHooks: { responses: responsesState.turnHook },
-  });
-  const countTokens = new CountTokensService({
-    catalog,
-    pools,
-    messagesSurface,
-    anthropicPassthrough: dialectPassthroughAdapters.messages,
-    encodeOpenAIInputTokens: (call, upstreamModel) =>
-      convertToOpenAIInputTokensRequest(call, { upstreamModel }),
-    anthropicCountPath: anthropicCountTokensPath,
-    openAIInputTokensPath: openAIResponsesInputTokensPath,
-    providerKey,
-    now,
+    promptCounter: countTokens,
   });
   const checkReady = async () => {
     await store.ping();

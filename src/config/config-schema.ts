@@ -24,6 +24,12 @@ export const ProviderConfigSchema = Type.Object(
           'openai-responses only: the upstream implements /v1/responses/compact (default: only api.openai.com).',
       }),
     ),
+    countInputTokens: Type.Optional(
+      Type.Boolean({
+        description:
+          'OpenAI-style providers only: the upstream implements /v1/responses/input_tokens, used for count_tokens and for the prompt size at the start of a message-style stream (default: every openai-responses provider, and an openai-chat provider at api.openai.com).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -47,6 +47,7 @@ describe('configuration', () => {
     ],
     [{ providers: { p: { ...provider, kind: 'gemini' } } }, 'providers.p.kind'],
     [{ providers: { p: { ...provider, baseUrl: 'ftp://x' } } }, 'providers.p.baseUrl'],
+    [{ providers: { p: { ...provider, countInputTokens: true } } }, 'providers.p.countInputTokens'],
     [{ server: { port: 'eighty' } }, 'server.port'],
     [{ stroe: {} }, 'stroe'],
     [{ store: { backend: 'postgres' } }, 'store.postgresUrl'],

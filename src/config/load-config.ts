@@ -102,6 +102,11 @@ function checkReferences(config: Config): void {
         `providers.${name}.forwardCompaction: only an openai-responses provider has compaction`,
       );
     }
+    if (provider.countInputTokens !== undefined && provider.kind === 'anthropic') {
+      problems.push(
+        `providers.${name}.countInputTokens: an anthropic provider is counted through its own count_tokens`,
+      );
+    }
   }
   // Installers write this URL into client configuration (docs/installers.md).
   if (

@@ -42,6 +42,18 @@ export interface GenerationDependencies {
   compaction?: ResponsesCompactionHook;
   /** Conversation state kept around a surface's turns (docs/decisions/0012: responses). */
   turnHooks?: Partial<Record<SurfaceName, GenerationTurnHook>>;
+  /** The upstream's own prompt count, for streams whose first event must carry it. */
+  promptCounter?: PromptCounter;
+}
+
+export interface PromptCounter {
+  /** Never rejects: undefined when the upstream cannot count the call. */
+  countPrompt(
+    deployment: Deployment,
+    call: GenerationCall,
+    clientHeaders: Headers,
+    signal: AbortHandle,
+  ): Promise<number | undefined>;
 }
 
 export interface GenerationInput {
@@ -218,6 +230,17 @@ export class GenerationService {
     const upstreamAbort = new AbortHandle();
     const onClientGone = () => upstreamAbort.abort();
     input.signal.addEventListener('abort', onClientGone, { once: true });
+    // The count runs beside the call, so it costs the stream no more than its own latency.
+    const countPrompt = (attempt: PlannedAttempt | undefined) =>
+      stream && surface.inputUsageAtStart === true && attempt?.call !== undefined
+        ? this.#dependencies.promptCounter?.countPrompt(
+            attempt.deployment,
+            attempt.call,
+            input.headers,
+            upstreamAbort,
+          )
+        : undefined;
+    let promptCount = countPrompt(attempts[0]);
     let answered: { attempt: PlannedAttempt; response: UpstreamResponse };
     try {
       answered = await this.#callWithFallback(attempts, input.headers, stream, upstreamAbort);
@@ -234,6 +257,7 @@ export class GenerationService {
     }
 
     const { attempt, response } = answered;
+    if (attempt !== attempts[0]) promptCount = countPrompt(attempt);
     const headers: Record<string, string> = {};
     if (ignored.length > 0) headers['x-switchyard-ignored-fields'] = ignored.join(', ');
     const context: StreamContext = {
@@ -277,6 +301,7 @@ export class GenerationService {
           context,
           this.#dependencies.providers[attempt.deployment.provider.kind],
           attempt.call as GenerationCall,
+          promptCount,
         );
     return { kind: 'stream', headers, events };
   }

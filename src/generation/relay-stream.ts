@@ -124,15 +124,77 @@ function countDelivered(part: StreamPart): number {
   }
 }
 
+/** The prompt's usage as the first event reports it: input only, no output yet. */
+function inputOnly(usage: Usage): Usage {
+  return { ...usage, outputTokens: { total: 0, reasoning: 0 } };
+}
+
+/**
+ * For a surface whose first event carries the prompt size (message_start), holds the parts back
+ * until that size is known: from the upstream's own start (Anthropic), from its count
+ * (`promptCount`, asked beside the call), or, failing both, from the usage at its finish, in which
+ * case the answer arrives all at once rather than report a prompt of 0 (CLIENTS.md).
+ */
+class StartUsageGate {
+  #held: StreamPart[] | undefined;
+  #promptCount: Promise<number | undefined> | undefined;
+
+  constructor(needed: boolean, promptCount: Promise<number | undefined> | undefined) {
+    this.#held = needed ? [] : undefined;
+    this.#promptCount = promptCount;
+  }
+
+  /** The parts that may go out now. */
+  async pass(parts: StreamPart[]): Promise<StreamPart[]> {
+    const held = this.#held;
+    if (held === undefined) return parts;
+    held.push(...parts);
+    let known = knownInputUsage(held);
+    if (known === undefined && this.#promptCount !== undefined && held.length > 0) {
+      const counted = await this.#promptCount;
+      this.#promptCount = undefined;
+      if (counted !== undefined) known = usageFromParts({ noCache: counted, output: 0 });
+    }
+    return known === undefined ? [] : this.#release(known);
+  }
+
+  /** Whatever is still held, at the end or on a failure, with the best usage known by then. */
+  flush(): StreamPart[] {
+    const held = this.#held;
+    if (held === undefined) return [];
+    return this.#release(knownInputUsage(held));
+  }
+
+  #release(usage: Usage | undefined): StreamPart[] {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    if (usage === undefined) return held;
+    const start = held.findIndex((part) => part.type === 'response-start');
+    if (start === -1) return [{ type: 'response-start', usage }, ...held];
+    held[start] = { ...(held[start] as StreamPart & { type: 'response-start' }), usage };
+    return held;
+  }
+}
+
+function knownInputUsage(parts: StreamPart[]): Usage | undefined {
+  for (const part of parts) {
+    if (part.type === 'response-start' && part.usage !== undefined) return part.usage;
+    if (part.type === 'finish') return inputOnly(part.usage);
+  }
+  return undefined;
+}
+
 /** Cross dialect: upstream events → canonical parts → client dialect events. */
 export async function* translateStream(
   response: UpstreamResponse,
   context: StreamContext,
   provider: ProviderCodec,
   call: GenerationCall,
+  promptCount?: Promise<number | undefined>,
 ): AsyncGenerator<string> {
   const decoder = provider.createStreamDecoder(call);
   const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
+  const gate = new StartUsageGate(context.surface.inputUsageAtStart === true, promptCount);
   let usage: Usage | undefined;
   let finishReason: FinishReason | undefined;
   let failed = false;
@@ -152,14 +214,17 @@ export async function* translateStream(
   };
   try {
     for await (const event of readUpstreamEvents(response.body)) {
-      yield* render(decoder.push(event));
+      const parts = decoder.push(event);
+      yield* render(parts.length === 0 ? parts : await gate.pass(parts));
     }
-    yield* render(decoder.end());
+    yield* render(await gate.pass(decoder.end()));
+    yield* render(gate.flush());
     for (const event of encoder.end()) yield serializeSurfaceEvent(event);
     outcome = failed ? 'upstream_error' : finishReason === undefined ? 'incomplete' : 'ok';
   } catch (error) {
     if (context.clientGone()) return;
     outcome = 'upstream_error';
+    yield* render(gate.flush());
     for (const event of encoder.encode({
       type: 'error',
       error: streamFailure(error).toGenerationError(),

@@ -37,6 +37,11 @@ export interface SurfaceCodec {
   name: SurfaceName;
   errorShape: ErrorShape;
   /**
+   * The stream's first event carries the prompt size (message_start, CLIENTS.md): a translated
+   * stream is held until it is known rather than render a 0.
+   */
+  inputUsageAtStart?: boolean;
+  /**
    * Decodes a body already validated against the surface's request schema. Issues name the
    * fields (JSON paths into the body) that the canonical model cannot carry.
    */

@@ -6,6 +6,8 @@ export interface ClientView {
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   /** Prompt tokens as the dialect reports them (its own semantics). */
   reportedInput: number | undefined;
+  /** Message-style streams only: the prompt size message_start announced. */
+  startInput?: number;
   reportedOutput: number | undefined;
   finished: boolean;
   errorMessage: string | undefined;
@@ -224,7 +226,10 @@ export function readResponse(surface: SurfaceName, stream: boolean, body: string
     const blocks = new Map<number, Json>();
     for (const { event, data } of events) {
       const json = JSON.parse(data) as Json;
-      if (event === 'message_start') view.reportedInput = json.message.usage.input_tokens;
+      if (event === 'message_start') {
+        view.reportedInput = json.message.usage.input_tokens;
+        view.startInput = json.message.usage.input_tokens;
+      }
       if (event === 'content_block_start')
         blocks.set(json.index, { ...json.content_block, partial: '' });
       if (event === 'content_block_delta') {

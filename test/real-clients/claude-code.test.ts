@@ -125,6 +125,10 @@ function expectToolRoundTrip(turn: ReadFileTurn, bed: RealClientBed): void {
   for (const exchange of turn.accepted) {
     expect(exchange.url).toBe('/v1/messages?beta=true');
     expect(exchange.responseHeaders['content-type']).toContain('text/event-stream');
+    // CLIENTS.md: message_start announces the real prompt size, whatever the upstream.
+    const start = /^event: message_start\ndata: (.*)$/m.exec(exchange.responseText);
+    const startUsage = JSON.parse(start?.[1] ?? '{}').message?.usage;
+    expect(startUsage?.input_tokens, exchange.responseText.slice(0, 400)).toBeGreaterThan(0);
   }
 
   const [first, second] = turn.upstream as [RecordedRequest, RecordedRequest];

@@ -124,8 +124,13 @@ export async function startRealClientBed(): Promise<RealClientBed> {
 
 /** The generation requests that reached the fake upstream, in arrival order. */
 export function generationRequests(fake: FakeUpstream): RecordedRequest[] {
-  return fake.requests.filter((request) => request.dialect !== undefined);
+  return fake.requests.filter(
+    (request) => request.dialect !== undefined && !countingPaths.has(request.path),
+  );
 }
+
+/** The upstream's counting endpoints: the gateway asks them beside some generations. */
+const countingPaths = new Set(['/v1/messages/count_tokens', '/v1/responses/input_tokens']);
 
 /** The client's generation requests the gateway answered with `status` (POSTs only). */
 export function clientPosts(exchanges: ClientExchange[], status?: number): ClientExchange[] {

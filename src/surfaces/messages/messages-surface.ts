@@ -7,6 +7,7 @@ import { encodeMessagesResult } from './encode-messages-result.ts';
 export const messagesSurface: SurfaceCodec = {
   name: 'messages',
   errorShape: 'B',
+  inputUsageAtStart: true,
   decodeRequest: decodeMessagesRequest,
   encodeResult: encodeMessagesResult,
   createStreamEncoder: createMessagesStreamEncoder,

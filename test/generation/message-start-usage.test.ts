@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
+import { parseServerSentEvents } from '../support/parse-sse.ts';
+import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+
+// SSE payloads are read loosely, the way a client reads them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+/**
+ * CLIENTS.md: a message-style stream's `message_start.usage.input_tokens` is the real prompt size,
+ * never 0, also when the upstream is OpenAI-style and reports usage only at its end.
+ */
+describe('the prompt size in message_start from OpenAI-style upstreams', () => {
+  let upstream: FakeUpstream;
+  let gateway: TestGateway;
+  let token: string;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    gateway = await startTestGateway({
+      providers: {
+        chat: { kind: 'openai-chat', baseUrl: upstream.url },
+        countingChat: { kind: 'openai-chat', baseUrl: upstream.url, countInputTokens: true },
+        responses: { kind: 'openai-responses', baseUrl: upstream.url },
+        uncountedResponses: {
+          kind: 'openai-responses',
+          baseUrl: upstream.url,
+          countInputTokens: false,
+        },
+      },
+      models: [
+        testModel('chat-model', 'chat'),
+        testModel('counting-chat-model', 'countingChat'),
+        testModel('responses-model', 'responses'),
+        testModel('uncounted-responses-model', 'uncountedResponses'),
+      ],
+    });
+    ({ token } = await gateway.createToken({ credits: 100_000_000 }));
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+  beforeEach(() => upstream.reset());
+
+  const streamMessages = (model: string, stream = true) =>
+    gateway.app.inject({
+      method: 'POST',
+      url: '/v1/messages',
+      headers: { 'x-api-key': token },
+      payload: {
+        model,
+        max_tokens: 100,
+        stream,
+        messages: [{ role: 'user', content: 'Count me, please.' }],
+      },
+    });
+
+  const read = (body: string) => {
+    const events = parseServerSentEvents(body).map(({ event, data }) => ({
+      event,
+      data: JSON.parse(data) as Json,
+    }));
+    return {
+      names: events.map((event) => event.event),
+      startInput: events[0]?.data.message?.usage?.input_tokens as number | undefined,
+      finalUsage: events.find((event) => event.event === 'message_delta')?.data.usage,
+      text: events
+        .filter((event) => event.data.delta?.type === 'text_delta')
+        .map((event) => event.data.delta.text as string)
+        .join(''),
+    };
+  };
+  const countRequests = () =>
+    upstream.requests.filter((request) => request.path === '/v1/responses/input_tokens');
+
+  it('asks a counting upstream for the translated prompt and puts its answer in message_start', async () => {
+    upstream.enqueue({ output: [{ text: 'Counted.' }], usage: { input: 52, output: 3 } });
+    upstream.enqueueTokenCount({ inputTokens: 52, delayMs: 30 });
+    const response = await streamMessages('counting-chat-model');
+    expect(response.statusCode, response.body).toBe(200);
+    const view = read(response.body);
+    expect(view.names[0]).toBe('message_start');
+    expect(view.startInput).toBe(52);
+    expect(view.text).toBe('Counted.');
+    const [count] = countRequests();
+    expect(count?.body).toMatchObject({
+      model: 'counting-chat-model-upstream',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'Count me, please.' }] }],
+    });
+    expect(count?.body).not.toHaveProperty('stream');
+  });
+
+  it('takes the count over the final usage: message_start is the count, message_delta the truth', async () => {
+    upstream.enqueue({ output: [{ text: 'Hi.' }], usage: { input: 10, cacheRead: 30, output: 2 } });
+    upstream.enqueueTokenCount({ inputTokens: 40 });
+    const view = read((await streamMessages('responses-model')).body);
+    // The count cannot split off cache reads; the prompt's total is the same either way.
+    expect(view.startInput).toBe(40);
+    expect(view.finalUsage).toMatchObject({ input_tokens: 10, cache_read_input_tokens: 30 });
+  });
+
+  it('holds the stream for the final usage when the count fails', async () => {
+    upstream.enqueue({ output: [{ text: 'Still here.' }], usage: { input: 77, output: 4 } });
+    upstream.enqueueTokenCount({ status: 500 });
+    const response = await streamMessages('responses-model');
+    const view = read(response.body);
+    expect(countRequests()).toHaveLength(1);
+    expect(view.startInput).toBe(77);
+    expect(view.text).toBe('Still here.');
+    expect(view.names.at(-1)).toBe('message_stop');
+  });
+
+  it.each([
+    ['a chat upstream without a counting endpoint', 'chat-model'],
+    ['a responses upstream whose counting is switched off', 'uncounted-responses-model'],
+  ])('does not ask %s, and holds for the final usage instead', async (_name, model) => {
+    upstream.enqueue({ output: [{ text: 'Held.' }], usage: { input: 61, output: 2 } });
+    const view = read((await streamMessages(model)).body);
+    expect(countRequests()).toHaveLength(0);
+    expect(view.startInput).toBe(61);
+    expect(view.text).toBe('Held.');
+  });
+
+  it('delivers what was held, then the error event, when the upstream breaks first', async () => {
+    upstream.enqueue({
+      output: [{ text: 'The first part of a long answer.' }],
+      usage: { input: 9, output: 40 },
+      cutAfterEvents: 4,
+    });
+    const view = read((await streamMessages('chat-model')).body);
+    expect(view.names[0]).toBe('message_start');
+    expect(view.text.length).toBeGreaterThan(0);
+    expect(view.names.at(-1)).toBe('error');
+  });
+
+  it('asks for no count when the client does not stream, or speaks another dialect', async () => {
+    upstream.enqueue({ output: [{ text: 'JSON.' }], usage: { input: 5, output: 1 } });
+    const json = await streamMessages('responses-model', false);
+    expect(json.json()).toMatchObject({ usage: { input_tokens: 5 } });
+
+    upstream.enqueue({ output: [{ text: 'Chat.' }], usage: { input: 5, output: 1 } });
+    const chat = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${token}` },
+      payload: {
+        model: 'responses-model',
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      },
+    });
+    expect(chat.statusCode).toBe(200);
+    expect(countRequests()).toHaveLength(0);
+  });
+
+  it('counts through count_tokens where the chat upstream has the endpoint, and refuses where not', async () => {
+    upstream.enqueueTokenCount({ inputTokens: 23 });
+    const count = (model: string) =>
+      gateway.app.inject({
+        method: 'POST',
+        url: '/v1/messages/count_tokens',
+        headers: { 'x-api-key': token },
+        payload: { model, messages: [{ role: 'user', content: 'How many?' }] },
+      });
+    const counted = await count('counting-chat-model');
+    expect(counted.statusCode, counted.body).toBe(200);
+    expect(counted.json()).toEqual({ input_tokens: 23 });
+    const refused = await count('chat-model');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.message).toMatch(/no counting endpoint/);
+  });
+});
