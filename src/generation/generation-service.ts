@@ -26,6 +26,7 @@ import { buildUpstreamHeaders } from './upstream-headers.ts';
 import { readJsonAnswer } from './read-json-answer.ts';
 import { createModelRenamer } from './rename-relayed-model.ts';
 import { AbortHandle, type AbortSource } from '../shared/abort-handle.ts';
+import { stringifyEdit } from '../shared/json-source.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -115,6 +116,8 @@ interface PlannedAttempt {
   deployment: Deployment;
   sameDialect: boolean;
   body: Record<string, unknown>;
+  /** Same dialect: the client's body that `body` edits, whose text is reused (json-source.ts). */
+  source?: Record<string, unknown>;
   call: GenerationCall | undefined;
   dropUsageChunk: boolean;
 }
@@ -352,6 +355,7 @@ export class GenerationService {
           deployment,
           sameDialect: true,
           body: prepared.body,
+          source: body,
           call: undefined,
           dropUsageChunk: prepared.dropUsageChunk ?? false,
         });
@@ -406,7 +410,10 @@ export class GenerationService {
             sameDialect: attempt.sameDialect,
             stream,
           }),
-          body: JSON.stringify(attempt.body),
+          body:
+            attempt.source === undefined
+              ? JSON.stringify(attempt.body)
+              : stringifyEdit(attempt.body, attempt.source),
           signal,
         });
         if (response.statusCode < 400) return { attempt, response };

@@ -11,7 +11,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { OperatorService } from '../operator/operator-service.ts';
-import { parseUntrustedJson } from '../shared/parse-json.ts';
+import { parseRequestJson } from '../shared/json-source.ts';
 import { errorShapeForUrl } from './error-shape.ts';
 import { createHttpMetrics, installHttpMetrics, type HttpMetrics } from './http-metrics.ts';
 import { installErrorHandling } from './install-error-handling.ts';
@@ -106,7 +106,7 @@ export async function buildApp(
         return;
       }
       try {
-        done(null, parseUntrustedJson(text));
+        done(null, parseRequestJson(text));
       } catch (error) {
         done(new ApiError('invalid_json', `Malformed JSON body: ${(error as Error).message}.`));
       }
