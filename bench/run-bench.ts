@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [--rounds=N] [--duration=S] [--no-peer] [--soak=S] [--cpu-prof]
- * [--warmup-pass=S] [--only=scenario,…]`
+ * [--warmup-pass=S] [--only=scenario,…] [--gateway-node-args="--flag=1 --other"]`
  * Mock upstream, bare forwarder (floor), Switchyard and the peer gateway as child processes on
  * 127.0.0.1; autocannon load; CPU per request, latency, RSS; medians over rounds. See
  * docs/performance.md.
@@ -29,7 +29,8 @@ import type { BenchTargets } from './lib/bench-targets.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
-const option = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1];
+const option = (name: string) =>
+  argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 const quick = flag('quick');
 const settings = {
@@ -44,6 +45,10 @@ const settings = {
   withPeer: !flag('no-peer'),
   cpuProfile: flag('cpu-prof'),
   only: option('only')?.split(','),
+  // Replaces the flags of `npm start` for the gateway, to try others (space-separated).
+  gatewayNodeArgs: option('gateway-node-args')
+    ?.split(' ')
+    .filter((arg) => arg !== ''),
 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -99,6 +104,7 @@ async function main(): Promise<number> {
     targets = await startTargets(root, {
       withPeer: settings.withPeer,
       ...(profileDir ? { cpuProfileDir: profileDir } : {}),
+      ...(settings.gatewayNodeArgs ? { gatewayNodeArgs: settings.gatewayNodeArgs } : {}),
     });
     if (targets.peerProblem) notes.push(targets.peerProblem);
     const running = targets;

@@ -4,7 +4,7 @@
  */
 import { build as esbuild } from 'esbuild';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -108,11 +108,27 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
   };
 }
 
+/**
+ * The Node flags `npm start` runs the gateway with (package.json `scripts.start`), so that the
+ * benchmark measures the gateway as a user runs it (docs/performance.md, memory).
+ */
+export function startScriptNodeArgs(root: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/main.js') {
+    throw new Error(`bench: cannot read the Node flags of "npm start": ${manifest.scripts.start}`);
+  }
+  return words.slice(1, -1);
+}
+
 async function startGateway(
   root: string,
   mock: BenchProcess,
   slowMock: BenchProcess,
   cpuProfileDir?: string,
+  nodeArgs: string[] = startScriptNodeArgs(root),
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const configPath = join(dataDir, 'bench.config.json');
@@ -137,7 +153,7 @@ async function startGateway(
   await run(process.execPath, ['scripts/build-gateway.mjs'], { cwd: root, timeout: 60_000 });
   const gateway = await startProcess({
     name: 'gateway',
-    args: [...profile, '--enable-source-maps', 'dist/main.js'],
+    args: [...profile, ...nodeArgs, 'dist/main.js'],
     env,
     port,
     cwd: root,
@@ -168,7 +184,7 @@ async function startPeer(root: string): Promise<BenchProcess | string> {
 
 export async function startTargets(
   root: string,
-  options: { withPeer: boolean; cpuProfileDir?: string },
+  options: { withPeer: boolean; cpuProfileDir?: string; gatewayNodeArgs?: string[] },
 ): Promise<BenchTargets> {
   const mock = await startMock(root, 'mock', {});
   const slowMock = await startMock(root, 'slow-mock', {
@@ -182,6 +198,7 @@ export async function startTargets(
     mock,
     slowMock,
     options.cpuProfileDir,
+    options.gatewayNodeArgs,
   );
   const peer = options.withPeer ? await startPeer(root) : 'peer skipped (--no-peer)';
   return {
