@@ -144,6 +144,11 @@ class StartUsageGate {
     this.#promptCount = promptCount;
   }
 
+  /** True until the prompt size is known; only then does `pass` need awaiting. */
+  get holding(): boolean {
+    return this.#held !== undefined;
+  }
+
   /** The parts that may go out now. */
   async pass(parts: StreamPart[]): Promise<StreamPart[]> {
     const held = this.#held;
@@ -214,10 +219,12 @@ export async function* translateStream(
   };
   try {
     for await (const event of readUpstreamEvents(response.body)) {
+      // No promise per event once the gate is open: this loop runs for every upstream event.
       const parts = decoder.push(event);
-      yield* render(parts.length === 0 ? parts : await gate.pass(parts));
+      yield* render(gate.holding && parts.length > 0 ? await gate.pass(parts) : parts);
     }
-    yield* render(await gate.pass(decoder.end()));
+    const tail = decoder.end();
+    yield* render(gate.holding ? await gate.pass(tail) : tail);
     yield* render(gate.flush());
     for (const event of encoder.end()) yield serializeSurfaceEvent(event);
     outcome = failed ? 'upstream_error' : finishReason === undefined ? 'incomplete' : 'ok';
