@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/authenticator.ts';
 import type { CreditLedger } from '../billing/credit-ledger.ts';
+import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { priceUsage, priceWorstCase } from '../billing/price-table.ts';
 import type { CatalogModel } from '../catalog/model-catalog.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { LimitSet } from '../config/config-schema.ts';
 import type { RateLimiter, RateLimitLease } from '../limits/rate-limiter.ts';
+import { randomHex } from '../shared/random-hex.ts';
 import type { UsageStore } from './usage-store.ts';
 
 export interface BillingDependencies {
@@ -131,7 +132,7 @@ export class BillingSession {
       this.#start.maxOutputTokens,
       model.prices,
     );
-    const holdId = `hold_${randomUUID().replaceAll('-', '')}`;
+    const holdId = `hold_${randomHex(16)}`;
     const placed = await ledger.placeHold({
       id: holdId,
       accountId: principal.account.id,
@@ -167,11 +168,12 @@ export class BillingSession {
       await ledger.releaseHold(this.#holdId);
       return;
     }
+    const createdAt = now();
     const entry = {
-      id: `le_${randomUUID().replaceAll('-', '')}`,
+      id: ledgerEntryId(createdAt),
       reason: `${surface} ${model.id}`,
       requestId,
-      createdAt: now(),
+      createdAt,
     };
     const settled = await ledger.settleHold(this.#holdId, { ...entry, cost });
     // A hold the sweeper already released (a call longer than the hold's lifetime) must not

@@ -9,6 +9,7 @@ import {
   type TokenInterface,
 } from '../auth/permissions.ts';
 import type { Balance, CreditLedger, LedgerEntry } from '../billing/credit-ledger.ts';
+import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { UsageRecord, UsageStore } from '../generation/usage-store.ts';
 
@@ -98,14 +99,15 @@ export class OperatorService {
     }
     const reason = input.reason.trim();
     if (reason === '') throw new ApiError('invalid_request', 'Every credit change needs a reason.');
+    const createdAt = this.#now();
     const entry: LedgerEntry = {
-      id: `le_${randomUUID().replaceAll('-', '')}`,
+      id: ledgerEntryId(createdAt),
       accountId: input.accountId,
       amount: input.amount,
       kind: input.kind,
       reason,
       requestId: null,
-      createdAt: this.#now(),
+      createdAt,
     };
     await this.#stores.ledger.appendEntry(entry);
     return { entry, balance: await this.#stores.ledger.getBalance(input.accountId) };
