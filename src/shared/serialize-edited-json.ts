@@ -1,8 +1,8 @@
 /**
- * JSON text for `next`, a copy-on-write edit of `original`, which was parsed from `text`: every
- * value of `next` that is still the very object (or primitive) `original` held at the same place
- * is copied from `text` as it came, and only the containers on the way to an edit are written
- * anew. The same-dialect fast path changes a few members of a body that can run to hundreds of
+ * JSON for `next`, a copy-on-write edit of `original`, which was parsed from `text`: every value
+ * of `next` that is still the very object (or primitive) `original` held at the same place is
+ * copied from `text` as it came, and only the containers on the way to an edit are written anew.
+ * The same-dialect fast path changes a few members of a body that can run to hundreds of
  * kilobytes (the model id, one cache marker); re-serialising all of it was the largest single
  * cost of an 80 KB request in the benchmark (docs/performance.md), while finding the members'
  * spans is a scan that jumps from quote to quote.
@@ -11,10 +11,44 @@
  * the client's own spelling (escapes, number forms, whitespace), as a relay would.
  */
 export function serializeEditedJson(text: string, original: unknown, next: unknown): string {
+  const pieces = editPieces(text, original, next);
+  let out = '';
+  for (const piece of pieces) {
+    out += typeof piece === 'string' ? piece : text.slice(piece.start, piece.end);
+  }
+  return out;
+}
+
+/** A part of the output: written text, or a span of the source text copied as it is. */
+type Piece = string | Span;
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** A member or element of a source container: where it starts (its key, if any) and its value. */
+interface Member extends Span {
+  /** Where the member starts: its key's opening quote, or the element's first character. */
+  from: number;
+  /** Its position among the container's members in the source. */
+  index: number;
+}
+
+type Pieces = Piece[];
+
+/** Adds a copied span, joined to the one before when they meet in the source. */
+function copy(out: Pieces, start: number, end: number): void {
+  const last = out[out.length - 1];
+  if (last !== undefined && typeof last !== 'string' && last.end === start) last.end = end;
+  else out.push({ start, end });
+}
+
+function editPieces(text: string, original: unknown, next: unknown): Pieces {
   const start = skipWhitespace(text, 0);
-  const out: string[] = [];
+  const out: Pieces = [];
   write(out, text, original, start, skipValue(text, start), next);
-  return out.join('');
+  return out;
 }
 
 const enum Char {
@@ -29,7 +63,7 @@ const enum Char {
 }
 
 function write(
-  out: string[],
+  out: Pieces,
   text: string,
   original: unknown,
   start: number,
@@ -37,7 +71,7 @@ function write(
   next: unknown,
 ): void {
   if (Object.is(next, original)) {
-    out.push(text.slice(start, end));
+    copy(out, start, end);
     return;
   }
   if (hasToJson(next)) {
@@ -60,85 +94,102 @@ function write(
 }
 
 function writeObject(
-  out: string[],
+  out: Pieces,
   text: string,
   original: Record<string, unknown>,
   start: number,
   next: Record<string, unknown>,
 ): void {
-  const spans = objectMemberSpans(text, start);
+  const members = objectMembers(text, start);
   out.push('{');
   let first = true;
+  // The source member written last, when it was copied whole: the next one in the source can
+  // then be copied together with the separator between them.
+  let copied: Member | undefined;
   for (const key of Object.keys(next)) {
     const value = next[key];
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
+    const member = Object.hasOwn(original, key) ? members.get(key) : undefined;
+    if (member !== undefined && Object.is(value, original[key])) {
+      if (copied?.index === member.index - 1) copy(out, copied.end, member.end);
+      else {
+        if (!first) out.push(',');
+        copy(out, member.from, member.end);
+      }
+      copied = member;
+      first = false;
+      continue;
+    }
     if (!first) out.push(',');
     first = false;
-    out.push(JSON.stringify(key), ':');
-    const span = spans.get(key);
-    if (span !== undefined && Object.hasOwn(original, key)) {
-      write(out, text, original[key], span.start, span.end, value);
-    } else {
-      out.push(JSON.stringify(value) ?? 'null');
-    }
+    copied = undefined;
+    out.push(`${JSON.stringify(key)}:`);
+    if (member === undefined) out.push(JSON.stringify(value) ?? 'null');
+    else write(out, text, original[key], member.start, member.end, value);
   }
   out.push('}');
 }
 
 function writeArray(
-  out: string[],
+  out: Pieces,
   text: string,
   original: unknown[],
   start: number,
   next: unknown[],
 ): void {
-  const spans = arrayElementSpans(text, start);
+  const elements = arrayElements(text, start);
   out.push('[');
+  let copied = false;
   for (let index = 0; index < next.length; index++) {
-    if (index > 0) out.push(',');
-    const span = spans[index];
-    if (span !== undefined && index < original.length) {
-      write(out, text, original[index], span.start, span.end, next[index]);
-    } else {
-      out.push(JSON.stringify(next[index]) ?? 'null');
+    const element = index < original.length ? elements[index] : undefined;
+    const value = next[index];
+    if (element !== undefined && Object.is(value, original[index])) {
+      // The element before it was copied too: copy the separator with it.
+      if (copied) copy(out, (elements[index - 1] as Member).end, element.end);
+      else {
+        if (index > 0) out.push(',');
+        copy(out, element.start, element.end);
+      }
+      copied = true;
+      continue;
     }
+    if (index > 0) out.push(',');
+    copied = false;
+    if (element === undefined) out.push(JSON.stringify(value) ?? 'null');
+    else write(out, text, original[index], element.start, element.end, value);
   }
   out.push(']');
 }
 
-interface Span {
-  start: number;
-  end: number;
-}
-
-/** The value span of each member of the object at `start`; a repeated key keeps its last, as JSON.parse does. */
-function objectMemberSpans(text: string, start: number): Map<string, Span> {
-  const spans = new Map<string, Span>();
+/** The members of the object at `start`; a repeated key keeps its last, as JSON.parse does. */
+function objectMembers(text: string, start: number): Map<string, Member> {
+  const members = new Map<string, Member>();
   let index = skipWhitespace(text, start + 1);
-  if (text.charCodeAt(index) === Char.CloseBrace) return spans;
-  for (;;) {
+  if (text.charCodeAt(index) === Char.CloseBrace) return members;
+  for (let position = 0; ; position++) {
     const keyEnd = skipString(text, index);
     const key = JSON.parse(text.slice(index, keyEnd)) as string;
+    const from = index;
     index = skipWhitespace(text, keyEnd);
     // The colon.
     index = skipWhitespace(text, index + 1);
     const valueEnd = skipValue(text, index);
-    spans.set(key, { start: index, end: valueEnd });
+    members.set(key, { from, start: index, end: valueEnd, index: position });
     index = skipWhitespace(text, valueEnd);
-    if (text.charCodeAt(index) !== Char.Comma) return spans;
+    if (text.charCodeAt(index) !== Char.Comma) return members;
     index = skipWhitespace(text, index + 1);
   }
 }
 
-function arrayElementSpans(text: string, start: number): Span[] {
-  const spans: Span[] = [];
+function arrayElements(text: string, start: number): Member[] {
+  const elements: Member[] = [];
   let index = skipWhitespace(text, start + 1);
-  if (text.charCodeAt(index) === Char.CloseBracket) return spans;
-  for (;;) {
+  if (text.charCodeAt(index) === Char.CloseBracket) return elements;
+  for (let position = 0; ; position++) {
     const end = skipValue(text, index);
-    spans.push({ start: index, end });
+    elements.push({ from: index, start: index, end, index: position });
     index = skipWhitespace(text, end);
-    if (text.charCodeAt(index) !== Char.Comma) return spans;
+    if (text.charCodeAt(index) !== Char.Comma) return elements;
     index = skipWhitespace(text, index + 1);
   }
 }
