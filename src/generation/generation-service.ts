@@ -72,6 +72,7 @@ export interface GenerationInput {
 
 export type GenerationReply =
   | { kind: 'json'; headers: Record<string, string>; body: string }
+  /** `events`: chunks of one or more whole SSE frames (splitSseFrames), one per upstream read. */
   | { kind: 'stream'; headers: Record<string, string>; events: AsyncGenerator<string> };
 
 /**

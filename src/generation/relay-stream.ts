@@ -4,7 +4,7 @@ import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import { usageFromParts, type Usage } from '../canonical/usage.ts';
 import type { ProviderCodec } from '../providers/provider-codec.ts';
-import { readUpstreamEvents } from '../providers/shared/read-upstream-events.ts';
+import { readUpstreamEventBatches } from '../providers/shared/read-upstream-events.ts';
 import { isTimeout, type UpstreamResponse } from '../providers/shared/upstream-pool.ts';
 import type { SurfaceCodec, SurfaceEncodeContext } from '../surfaces/surface-codec.ts';
 import type { BillingSession, SessionEnd } from './billing-session.ts';
@@ -70,12 +70,17 @@ export async function* relayStream(
   const tap = adapter.createUsageTap();
   let outcome: SessionEnd['outcome'] = 'cancelled';
   try {
-    for await (const event of readUpstreamEvents(response.body)) {
-      const seen = tap.observe(event);
-      if (dropUsageChunk && seen?.usageOnly === true) continue;
-      yield serializeUpstreamEvent(
-        adapter.carriesModel(event) ? { ...event, data: context.renameModel(event.data) } : event,
-      );
+    // One string per upstream read, however many events it held: one await each.
+    for await (const events of readUpstreamEventBatches(response.body)) {
+      let frames = '';
+      for (const event of events) {
+        const seen = tap.observe(event);
+        if (dropUsageChunk && seen?.usageOnly === true) continue;
+        frames += serializeUpstreamEvent(
+          adapter.carriesModel(event) ? { ...event, data: context.renameModel(event.data) } : event,
+        );
+      }
+      if (frames !== '') yield frames;
     }
     if (tap.completed()) {
       outcome = 'ok';
@@ -205,7 +210,8 @@ export async function* translateStream(
   let failed = false;
   let delivered = 0;
   let outcome: SessionEnd['outcome'] = 'cancelled';
-  const render = function* (parts: StreamPart[]): Generator<string> {
+  const render = (parts: StreamPart[]): string => {
+    let frames = '';
     for (const part of parts) {
       delivered += countDelivered(part);
       if (part.type === 'response-start' && part.usage !== undefined) usage = part.usage;
@@ -214,30 +220,43 @@ export async function* translateStream(
         finishReason = part.finishReason;
       }
       if (part.type === 'error') failed = true;
-      for (const event of encoder.encode(part)) yield serializeSurfaceEvent(event);
+      for (const event of encoder.encode(part)) frames += serializeSurfaceEvent(event);
     }
+    return frames;
   };
+  // Frames rendered from the current upstream read and not yet yielded: one string per read,
+  // however many events it held (one await each); a failure sends them before its error event.
+  let frames = '';
   try {
-    for await (const event of readUpstreamEvents(response.body)) {
-      // No promise per event once the gate is open: this loop runs for every upstream event.
-      const parts = decoder.push(event);
-      yield* render(gate.holding && parts.length > 0 ? await gate.pass(parts) : parts);
+    for await (const events of readUpstreamEventBatches(response.body)) {
+      for (const event of events) {
+        const parts = decoder.push(event);
+        // No promise per event once the gate is open: this loop runs for every upstream event.
+        frames += render(gate.holding && parts.length > 0 ? await gate.pass(parts) : parts);
+      }
+      if (frames !== '') {
+        const ready = frames;
+        frames = '';
+        yield ready;
+      }
     }
     const tail = decoder.end();
-    yield* render(gate.holding ? await gate.pass(tail) : tail);
-    yield* render(gate.flush());
-    for (const event of encoder.end()) yield serializeSurfaceEvent(event);
+    frames += render(gate.holding ? await gate.pass(tail) : tail);
+    frames += render(gate.flush());
+    for (const event of encoder.end()) frames += serializeSurfaceEvent(event);
+    if (frames !== '') yield frames;
     outcome = failed ? 'upstream_error' : finishReason === undefined ? 'incomplete' : 'ok';
   } catch (error) {
     if (context.clientGone()) return;
     outcome = 'upstream_error';
-    yield* render(gate.flush());
+    frames += render(gate.flush());
     for (const event of encoder.encode({
       type: 'error',
       error: streamFailure(error).toGenerationError(),
     })) {
-      yield serializeSurfaceEvent(event);
+      frames += serializeSurfaceEvent(event);
     }
+    yield frames;
   } finally {
     if (outcome !== 'ok') context.abort();
     await finish(context, {

@@ -16,3 +16,18 @@ export function serializeUpstreamEvent(event: UpstreamEvent): string {
     ? `data: ${data}\n\n`
     : `event: ${event.event}\ndata: ${data}\n\n`;
 }
+
+/**
+ * The frames of a chunk of a stream reply (GenerationReply `events`): each chunk is one or more
+ * whole frames as the two functions above write them, each ending in a blank line.
+ */
+export function splitSseFrames(chunk: string): string[] {
+  const frames: string[] = [];
+  let start = 0;
+  for (let end = chunk.indexOf('\n\n'); end !== -1; end = chunk.indexOf('\n\n', start)) {
+    frames.push(chunk.slice(start, end + 2));
+    start = end + 2;
+  }
+  if (start < chunk.length) frames.push(chunk.slice(start));
+  return frames;
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   readFinishedResponseBody,
-  readFinishedStreamFrame,
+  readFinishedStreamFrames,
   readSseData,
 } from './read-finished-response.ts';
 
@@ -17,13 +17,13 @@ describe('readSseData', () => {
   });
 });
 
-describe('readFinishedStreamFrame', () => {
+describe('readFinishedStreamFrames', () => {
   it('reads the response of response.completed and response.incomplete', () => {
     for (const [type, status] of [
       ['response.completed', 'completed'],
       ['response.incomplete', 'incomplete'],
     ] as const) {
-      expect(readFinishedStreamFrame(frame(type, { id: 'resp_1', status, output }))).toEqual({
+      expect(readFinishedStreamFrames(frame(type, { id: 'resp_1', status, output }))).toEqual({
         id: 'resp_1',
         output,
       });
@@ -32,13 +32,22 @@ describe('readFinishedStreamFrame', () => {
 
   it('ignores failed responses, other events and text that only mentions the event name', () => {
     const failed = { id: 'resp_1', status: 'failed', output };
-    expect(readFinishedStreamFrame(frame('response.failed', failed))).toBeUndefined();
+    expect(readFinishedStreamFrames(frame('response.failed', failed))).toBeUndefined();
     const delta = `event: response.output_text.delta\ndata: ${JSON.stringify({
       type: 'response.output_text.delta',
       delta: 'response.completed',
     })}\n\n`;
-    expect(readFinishedStreamFrame(delta)).toBeUndefined();
-    expect(readFinishedStreamFrame('data: response.completed {broken\n\n')).toBeUndefined();
+    expect(readFinishedStreamFrames(delta)).toBeUndefined();
+    expect(readFinishedStreamFrames('data: response.completed {broken\n\n')).toBeUndefined();
+  });
+
+  it('finds the finished response among the other frames of a chunk', () => {
+    const delta = `event: response.output_text.delta\ndata: ${JSON.stringify({
+      type: 'response.output_text.delta',
+      delta: 'hi',
+    })}\n\n`;
+    const done = frame('response.completed', { id: 'resp_2', status: 'completed', output });
+    expect(readFinishedStreamFrames(delta + done + delta)).toEqual({ id: 'resp_2', output });
   });
 });
 

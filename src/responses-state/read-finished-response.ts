@@ -1,3 +1,4 @@
+import { splitSseFrames } from '../generation/serialize-sse.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
 import type { ResponsesItem } from './response-store.ts';
 
@@ -45,18 +46,23 @@ export function readSseData(frame: string): string | undefined {
 }
 
 /**
- * The finished response carried by a `response.completed` or `response.incomplete` stream frame
- * (the same event JSON for an upstream's relayed stream and the gateway's own encoder). Frames
- * that cannot be one are skipped without parsing: this runs on every frame of a stream.
+ * The finished response carried by a `response.completed` or `response.incomplete` frame of a
+ * chunk of stream frames (the same event JSON for an upstream's relayed stream and the gateway's
+ * own encoder). Chunks that cannot hold one are skipped without parsing: this runs on every
+ * chunk of a stream.
  */
-export function readFinishedStreamFrame(frame: string): FinishedResponse | undefined {
-  if (!frame.includes('response.completed') && !frame.includes('response.incomplete')) {
+export function readFinishedStreamFrames(chunk: string): FinishedResponse | undefined {
+  if (!chunk.includes('response.completed') && !chunk.includes('response.incomplete')) {
     return undefined;
   }
-  const data = readSseData(frame);
-  const event = data === undefined ? undefined : parse(data);
-  if (!isRecord(event) || !finishedEvents.has(String(event.type))) return undefined;
-  return finishedFrom(event.response);
+  for (const frame of splitSseFrames(chunk)) {
+    const data = readSseData(frame);
+    const event = data === undefined ? undefined : parse(data);
+    if (isRecord(event) && finishedEvents.has(String(event.type))) {
+      return finishedFrom(event.response);
+    }
+  }
+  return undefined;
 }
 
 /** The finished response of a non-streamed answer (a whole response object). */

@@ -1,7 +1,7 @@
 import type { GenerationReply } from '../generation/generation-service.ts';
 import {
   readFinishedResponseBody,
-  readFinishedStreamFrame,
+  readFinishedStreamFrames,
   type FinishedResponse,
 } from './read-finished-response.ts';
 
@@ -16,10 +16,10 @@ async function* recordAtTerminalEvent(
   events: AsyncGenerator<string>,
   record: RecordFinished,
 ): AsyncGenerator<string> {
-  for await (const frame of events) {
-    const finished = readFinishedStreamFrame(frame);
+  for await (const chunk of events) {
+    const finished = readFinishedStreamFrames(chunk);
     if (finished !== undefined) await record(finished);
-    yield frame;
+    yield chunk;
   }
 }
 

@@ -17,9 +17,9 @@ describe('parseUntrustedJson', () => {
 
   it('refuses a constructor key that carries a prototype, plain or escaped', () => {
     expect(() => parseUntrustedJson('{"constructor":{"prototype":{"x":1}}}')).toThrow(SyntaxError);
-    expect(() =>
-      parseUntrustedJson('{"a":{"\\u0063onstructor":{"prototype":{}}}}'),
-    ).toThrow(SyntaxError);
+    expect(() => parseUntrustedJson('{"a":{"\\u0063onstructor":{"prototype":{}}}}')).toThrow(
+      SyntaxError,
+    );
   });
 
   it('parses everything else as JSON.parse does, escapes and byte-order mark included', () => {

@@ -6,6 +6,7 @@ import type { Authenticator, Principal } from '../../auth/authenticator.ts';
 import { readCredential } from '../../auth/authenticator.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import type { GenerationReply, GenerationService } from '../../generation/generation-service.ts';
+import { splitSseFrames } from '../../generation/serialize-sse.ts';
 import { readSseData } from '../../responses-state/read-finished-response.ts';
 import { renderResponsesErrorEvent } from '../../responses-state/render-responses-error-event.ts';
 import { ResponsesConnectionHistory } from '../../responses-state/responses-connection-history.ts';
@@ -136,11 +137,13 @@ function serveConnection(
 
   const relay = async (reply: GenerationReply): Promise<void> => {
     if (reply.kind === 'json') return send(jsonAsEvent(reply.body));
-    for await (const frame of reply.events) {
+    for await (const chunk of reply.events) {
       // Leaving the loop returns the stream: the turn is aborted and billed as delivered.
       if (!open()) break;
-      const data = readSseData(frame);
-      if (data !== undefined && data !== '[DONE]') await send(data);
+      for (const frame of splitSseFrames(chunk)) {
+        const data = readSseData(frame);
+        if (data !== undefined && data !== '[DONE]') await send(data);
+      }
     }
   };
 

@@ -3,12 +3,14 @@ import type { UpstreamEvent } from '../provider-codec.ts';
 
 /**
  * Turns an upstream SSE body into events as they arrive (eventsource-parser does the framing:
- * multi-line data, comments, CRLF, events split across chunks).
+ * multi-line data, comments, CRLF, events split across chunks). The events come in batches, all
+ * that one read of the body completed, so a consumer awaits once per read rather than once per
+ * event; a batch is never empty.
  */
-export async function* readUpstreamEvents(
+export async function* readUpstreamEventBatches(
   body: AsyncIterable<Buffer | string>,
-): AsyncGenerator<UpstreamEvent> {
-  const pending: UpstreamEvent[] = [];
+): AsyncGenerator<UpstreamEvent[]> {
+  let pending: UpstreamEvent[] = [];
   const parser = createParser({
     onEvent(event) {
       pending.push(
@@ -19,8 +21,11 @@ export async function* readUpstreamEvents(
   const decoder = new TextDecoder();
   for await (const chunk of body) {
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    while (pending.length > 0) yield pending.shift() as UpstreamEvent;
+    if (pending.length > 0) {
+      yield pending;
+      pending = [];
+    }
   }
   parser.feed(decoder.decode());
-  while (pending.length > 0) yield pending.shift() as UpstreamEvent;
+  if (pending.length > 0) yield pending;
 }
