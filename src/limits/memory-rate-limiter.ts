@@ -4,6 +4,7 @@ import {
   assertReleaseRateLimitOptions,
 } from './assert-rate-limit-request.ts';
 import {
+  RATE_LIMIT_WINDOW_SECONDS,
   oldestCountedSecond,
   secondsUntilBelowLimit,
   windowSecondOf,
@@ -39,6 +40,8 @@ export class MemoryRateLimiter implements RateLimiter {
   readonly #scopes = new Map<string, ScopeState>();
   /** Open leases in admission order, which is expiry order as long as `now` does not go back. */
   readonly #leases = new Map<string, RateLimitLease>();
+  /** When the next sweep for scopes with nothing left to count is due. */
+  #sweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: RateLimiterOptions = {}) {
     this.#leaseTtlMs = options.leaseTtlMs ?? DEFAULT_RATE_LIMIT_LEASE_TTL_MS;
@@ -48,6 +51,7 @@ export class MemoryRateLimiter implements RateLimiter {
     assertAcquireRateLimitRequest(request);
     const { scopes, estimatedTokens, now } = request;
     this.#dropExpiredLeases(now);
+    this.#dropIdleScopes(now);
 
     let refusal: RateLimitRefusal | undefined;
     const refuse = (candidate: RateLimitRefusal): void => {
@@ -137,6 +141,27 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#leases.delete(lease.id);
     for (const scope of lease.scopes) {
       this.#scopes.get(scope.key)?.leases.delete(lease.id);
+    }
+  }
+
+  /** How many scopes hold state; a scope idle for a whole window holds none. */
+  get scopeCount(): number {
+    return this.#scopes.size;
+  }
+
+  /**
+   * Forgets every scope with nothing in its window and no open lease, at most once a window: a
+   * gateway that served many tokens over its life keeps state only for the ones in use.
+   */
+  #dropIdleScopes(now: number): void {
+    if (now < this.#sweepAt) return;
+    this.#sweepAt = now + RATE_LIMIT_WINDOW_SECONDS * 1000;
+    for (const [key, state] of this.#scopes) {
+      pruneBuckets(state.requests, now);
+      pruneBuckets(state.tokens, now);
+      if (state.requests.size === 0 && state.tokens.size === 0 && state.leases.size === 0) {
+        this.#scopes.delete(key);
+      }
     }
   }
 
