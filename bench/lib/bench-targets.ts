@@ -109,18 +109,27 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
 }
 
 /**
- * The Node flags `npm start` runs the gateway with (package.json `scripts.start`), so that the
- * benchmark measures the gateway as a user runs it (docs/performance.md, memory).
+ * The environment and Node flags `npm start` runs the gateway with (package.json
+ * `scripts.start`: `NAME=value … node <flags> dist/main.js`), so that the benchmark measures the
+ * gateway as a user runs it (docs/performance.md, memory).
  */
-export function startScriptNodeArgs(root: string): string[] {
+export function startScriptCommand(root: string): {
+  env: Record<string, string>;
+  nodeArgs: string[];
+} {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
   const words = manifest.scripts.start.split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/main.js') {
-    throw new Error(`bench: cannot read the Node flags of "npm start": ${manifest.scripts.start}`);
+  const env: Record<string, string> = {};
+  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0] as string)) {
+    const [name, ...value] = (words.shift() as string).split('=');
+    env[name as string] = value.join('=');
   }
-  return words.slice(1, -1);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/main.js') {
+    throw new Error(`bench: cannot read the command of "npm start": ${manifest.scripts.start}`);
+  }
+  return { env, nodeArgs: words.slice(1, -1) };
 }
 
 async function startGateway(
@@ -128,13 +137,14 @@ async function startGateway(
   mock: BenchProcess,
   slowMock: BenchProcess,
   cpuProfileDir?: string,
-  nodeArgs: string[] = startScriptNodeArgs(root),
+  nodeArgs: string[] = startScriptCommand(root).nodeArgs,
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const configPath = join(dataDir, 'bench.config.json');
   writeFileSync(configPath, JSON.stringify(gatewayConfig(mock.port, slowMock.port), null, 2));
   const port = await freePort();
   const env = {
+    ...startScriptCommand(root).env,
     PORT: String(port),
     SWITCHYARD_DATA_DIR: dataDir,
     SWITCHYARD_CONFIG: configPath,
