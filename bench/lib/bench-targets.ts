@@ -137,14 +137,16 @@ async function startGateway(
   mock: BenchProcess,
   slowMock: BenchProcess,
   cpuProfileDir?: string,
-  nodeArgs: string[] = startScriptCommand(root).nodeArgs,
+  nodeArgsInstead?: string[],
 ) {
+  const startScript = startScriptCommand(root);
+  const nodeArgs = nodeArgsInstead ?? startScript.nodeArgs;
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const configPath = join(dataDir, 'bench.config.json');
   writeFileSync(configPath, JSON.stringify(gatewayConfig(mock.port, slowMock.port), null, 2));
   const port = await freePort();
   const env = {
-    ...startScriptCommand(root).env,
+    ...startScript.env,
     PORT: String(port),
     SWITCHYARD_DATA_DIR: dataDir,
     SWITCHYARD_CONFIG: configPath,
