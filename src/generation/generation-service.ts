@@ -26,7 +26,7 @@ import { buildUpstreamHeaders } from './upstream-headers.ts';
 import { readJsonAnswer } from './read-json-answer.ts';
 import { createModelRenamer } from './rename-relayed-model.ts';
 import { AbortHandle, type AbortSource } from '../shared/abort-handle.ts';
-import { stringifyEdit } from '../shared/json-source.ts';
+import { encodeEdit, releaseSource } from '../shared/json-source.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -402,8 +402,11 @@ export class GenerationService {
     const { pools, providers, providerKey, now } = this.#dependencies;
     let lastError: ApiError | undefined;
     let rateLimited: ApiError | undefined;
-    for (const attempt of attempts) {
+    for (const [index, attempt] of attempts.entries()) {
       const { provider, providerId } = attempt.deployment;
+      const body = encodeEdit(attempt.body, attempt.source);
+      // The client's text is only kept for the attempts still to come (json-source.ts).
+      if (index === attempts.length - 1) releaseSource(attempt.source);
       try {
         const response = await pools.send(provider, {
           path: providers[provider.kind].path,
@@ -411,13 +414,13 @@ export class GenerationService {
             sameDialect: attempt.sameDialect,
             stream,
           }),
-          body:
-            attempt.source === undefined
-              ? JSON.stringify(attempt.body)
-              : stringifyEdit(attempt.body, attempt.source),
+          body,
           signal,
         });
-        if (response.statusCode < 400) return { attempt, response };
+        if (response.statusCode < 400) {
+          releaseSource(attempt.source);
+          return { attempt, response };
+        }
         const text = await response.body.text();
         const failure = mapUpstreamStatus(response.statusCode, response.headers, text, now());
         if (failure.error.code === 'upstream_rate_limited') rateLimited = failure.error;

@@ -1,20 +1,34 @@
+import { writeUtf8 } from './utf8-bytes.ts';
+
 /**
- * JSON for `next`, a copy-on-write edit of `original`, which was parsed from `text`: every value
- * of `next` that is still the very object (or primitive) `original` held at the same place is
- * copied from `text` as it came, and only the containers on the way to an edit are written anew.
- * The same-dialect fast path changes a few members of a body that can run to hundreds of
+ * UTF-8 JSON for `next`, a copy-on-write edit of `original`, which was parsed from `text`: every
+ * value of `next` that is still the very object (or primitive) `original` held at the same place
+ * is copied from `text` as it came, and only the containers on the way to an edit are written
+ * anew. The same-dialect fast path changes a few members of a body that can run to hundreds of
  * kilobytes (the model id, one cache marker); re-serialising all of it was the largest single
  * cost of an 80 KB request in the benchmark (docs/performance.md), while finding the members'
- * spans is a scan that jumps from quote to quote.
+ * spans is a scan that jumps from quote to quote. The pieces are written straight into the
+ * output buffer: the edited text is never joined into one string and then encoded again.
  *
  * The output parses to the same value as `JSON.stringify(next)` would give; unchanged parts keep
  * the client's own spelling (escapes, number forms, whitespace), as a relay would.
  */
-export function serializeEditedJson(text: string, original: unknown, next: unknown): string {
+export function encodeEditedJson(text: string, original: unknown, next: unknown): Buffer {
   const pieces = editPieces(text, original, next);
-  let out = '';
+  const strings: string[] = [];
+  const lengths: number[] = [];
+  let total = 0;
   for (const piece of pieces) {
-    out += typeof piece === 'string' ? piece : text.slice(piece.start, piece.end);
+    const string = typeof piece === 'string' ? piece : text.slice(piece.start, piece.end);
+    const length = Buffer.byteLength(string);
+    strings.push(string);
+    lengths.push(length);
+    total += length;
+  }
+  const out = Buffer.allocUnsafe(total);
+  let offset = 0;
+  for (let index = 0; index < strings.length; index++) {
+    offset = writeUtf8(out, strings[index] as string, lengths[index] as number, offset);
   }
   return out;
 }
@@ -199,7 +213,7 @@ function skipString(text: string, start: number): number {
   let index = start;
   for (;;) {
     const quote = text.indexOf('"', index + 1);
-    if (quote === -1) throw new SyntaxError('serializeEditedJson: unterminated string');
+    if (quote === -1) throw new SyntaxError('encodeEditedJson: unterminated string');
     let backslashes = 0;
     while (text.charCodeAt(quote - 1 - backslashes) === Char.Backslash) backslashes++;
     if (backslashes % 2 === 0) return quote + 1;
@@ -215,7 +229,7 @@ function skipValue(text: string, start: number): number {
     let depth = 0;
     let index = start;
     for (;;) {
-      if (index >= text.length) throw new SyntaxError('serializeEditedJson: unbalanced text');
+      if (index >= text.length) throw new SyntaxError('encodeEditedJson: unbalanced text');
       const char = text.charCodeAt(index);
       if (char === Char.Quote) {
         index = skipString(text, index);

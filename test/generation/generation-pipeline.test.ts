@@ -219,9 +219,13 @@ describe('the generation pipeline around the codecs', () => {
 
   it('falls back to the next deployment when the first cannot be reached', async () => {
     const { token, accountId } = await gateway.createToken({ credits: 10_000_000 });
-    const response = await post(token, messagesBody('fallback'));
+    // An escaped slash: the client's own spelling, which only a copy of its text keeps.
+    const text = JSON.stringify(messagesBody('fallback')).replace('Hello there', 'Hello\\/there');
+    const response = await post(token, text, { 'content-type': 'application/json' });
     expect(response.statusCode, response.body).toBe(200);
     expect(upstream.requests[0]?.body).toMatchObject({ model: 'second' });
+    // The second attempt still writes its edit from the client's text.
+    expect(upstream.requests[0]?.rawBody).toContain('Hello\\/there');
     const [record] = await gateway.store.usage.listUsage(accountId, 1);
     expect(record).toMatchObject({ deployment: 'anthropic/second', outcome: 'ok' });
   });

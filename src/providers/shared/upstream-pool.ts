@@ -14,7 +14,8 @@ export interface UpstreamRequest {
   /** Path relative to the base URL, e.g. `/v1/messages`. */
   path: string;
   headers: Record<string, string>;
-  body: string;
+  /** A string is sent as UTF-8; the generation path encodes its bodies itself (utf8-bytes.ts). */
+  body: string | Buffer;
   signal: AbortSignal | AbortHandle;
 }
 
