@@ -60,8 +60,11 @@ function copy(out: Pieces, start: number, end: number): void {
 
 function editPieces(text: string, original: unknown, next: unknown): Pieces {
   const start = skipWhitespace(text, 0);
+  // The text is one JSON value: it ends where the trailing whitespace starts, no scan needed.
+  let end = text.length;
+  while (end > start && isWhitespace(text.charCodeAt(end - 1))) end--;
   const out: Pieces = [];
-  write(out, text, original, start, skipValue(text, start), next);
+  write(out, text, original, start, end, next);
   return out;
 }
 
