@@ -1,0 +1,144 @@
+/**
+ * `npm run bench:compare -- --base=<other checkout> [--only=large-body-sse] [--slices=8]
+ * [--connections=8]`
+ *
+ * A paired A/B of two builds: this checkout's gateway and the one in `--base` (another clone or
+ * `git worktree`, with its own node_modules or a link to these) run side by side, each with its
+ * own mock and floor, and autocannon loads both at the same time in slices of 3 s. Both see the
+ * same noise of a shared machine, so the ratio of their CPU per request, slice by slice, holds
+ * to a few percent where two separate runs differ by tens of percent (docs/performance.md).
+ * The gateways run with the start script's flags plus `--trace-gc`, and the young- and
+ * old-generation pauses per request are reported beside the CPU. The full run stays the record;
+ * this is for deciding whether a change helps.
+ */
+import { resolve } from 'node:path';
+import { measureLoad } from './lib/bench-load.ts';
+import { stopAll } from './lib/bench-process.ts';
+import { buildScenarios } from './lib/bench-scenarios.ts';
+import {
+  endpoint,
+  removeDataDir,
+  startScriptCommand,
+  startTargets,
+  type BenchTargets,
+} from './lib/bench-targets.ts';
+
+const argv = process.argv.slice(2);
+const option = (name: string) =>
+  argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+const SLICE_SECONDS = 3;
+
+interface GcPauses {
+  scavengeMs: number;
+  markCompactMs: number;
+}
+
+interface Build {
+  name: string;
+  targets: BenchTargets;
+  gc: GcPauses;
+  cpuMicrosPerRequest: number[];
+  scavengeMicrosPerRequest: number[];
+  markCompactMicrosPerRequest: number[];
+}
+
+/** Adds up the pauses `--trace-gc` prints: "Scavenge 66.5 (93.4) -> 56.6 (94.4) MB, 2.19 / …". */
+function countGcPauses(targets: BenchTargets): GcPauses {
+  const gc = { scavengeMs: 0, markCompactMs: 0 };
+  targets.gateway.child.stdout?.on('data', (chunk: Buffer) => {
+    for (const match of chunk.toString().matchAll(/(Scavenge|Mark-Compact)[^,\n]*, ([\d.]+) \//g)) {
+      if (match[1] === 'Scavenge') gc.scavengeMs += Number(match[2]);
+      else gc.markCompactMs += Number(match[2]);
+    }
+  });
+  return gc;
+}
+
+async function startBuild(name: string, root: string): Promise<Build> {
+  const targets = await startTargets(root, {
+    withPeer: false,
+    gatewayNodeArgs: [...startScriptCommand(root).nodeArgs, '--trace-gc'],
+  });
+  return {
+    name,
+    targets,
+    gc: countGcPauses(targets),
+    cpuMicrosPerRequest: [],
+    scavengeMicrosPerRequest: [],
+    markCompactMicrosPerRequest: [],
+  };
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+async function main(): Promise<void> {
+  const base = option('base');
+  if (base === undefined)
+    throw new Error('bench:compare needs --base=<path of the other checkout>');
+  const scenarioId = option('only') ?? 'large-body-sse';
+  const scenario = buildScenarios(false).find((candidate) => candidate.id === scenarioId);
+  if (scenario === undefined) throw new Error(`bench:compare: no scenario "${scenarioId}"`);
+  const slices = Number(option('slices') ?? 8);
+  const connections = Number(option('connections') ?? 8);
+
+  const builds = [
+    await startBuild('base', resolve(base)),
+    await startBuild('this', resolve(import.meta.dirname, '..')),
+  ];
+  try {
+    const slice = async (build: Build, record: boolean) => {
+      const { process: gateway, url, headers } = endpoint(build.targets, 'gateway', scenario);
+      build.gc.scavengeMs = 0;
+      build.gc.markCompactMs = 0;
+      const measured = await measureLoad({
+        pid: gateway.pid,
+        url,
+        headers,
+        body: scenario.body,
+        connections,
+        durationSeconds: SLICE_SECONDS,
+        warmupSeconds: 0,
+        latencySeconds: 0,
+      });
+      if (!record) return;
+      build.cpuMicrosPerRequest.push(measured.cpuMicrosPerRequest);
+      build.scavengeMicrosPerRequest.push((build.gc.scavengeMs * 1000) / measured.requests);
+      build.markCompactMicrosPerRequest.push((build.gc.markCompactMs * 1000) / measured.requests);
+    };
+    // Warm-up: the JIT and the heap settle in the first slices of each gateway.
+    for (let index = 0; index < 2; index++) await Promise.all(builds.map((b) => slice(b, false)));
+    for (let index = 0; index < slices; index++) {
+      await Promise.all(builds.map((build) => slice(build, true)));
+    }
+  } finally {
+    for (const build of builds) removeDataDir(build.targets);
+    await stopAll();
+  }
+
+  const [before, after] = builds as [Build, Build];
+  console.log(
+    `${scenario.id}, ${slices} slices of ${SLICE_SECONDS} s, ${connections} connections each`,
+  );
+  for (const build of builds) {
+    console.log(
+      `${build.name.padEnd(5)} CPU µs/request median ${median(build.cpuMicrosPerRequest).toFixed(0)}` +
+        ` (${build.cpuMicrosPerRequest.map((value) => value.toFixed(0)).join(' ')});` +
+        ` GC pause µs/request: young ${median(build.scavengeMicrosPerRequest).toFixed(0)},` +
+        ` old ${median(build.markCompactMicrosPerRequest).toFixed(0)}`,
+    );
+  }
+  const ratios = after.cpuMicrosPerRequest.map(
+    (value, index) => value / (before.cpuMicrosPerRequest[index] as number),
+  );
+  console.log(`this/base CPU per request, median of the slices: ${median(ratios).toFixed(3)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
