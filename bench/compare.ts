@@ -4,7 +4,7 @@
  *
  * A paired A/B of two builds: this checkout's gateway and the one in `--base` (another clone or
  * `git worktree`, with its own node_modules or a link to these) run side by side, each with its
- * own mock and floor, and autocannon loads both at the same time in slices of 3 s. Both see the
+ * own mock and floor, and wrk (or autocannon where wrk is missing) loads both at the same time in slices of 3 s. Both see the
  * same noise of a shared machine, so the ratio of their CPU per request, slice by slice, holds
  * to a few percent where two separate runs differ by tens of percent (docs/performance.md).
  * The gateways run with the start script's flags plus `--trace-gc`, and the young- and
@@ -13,6 +13,7 @@
  */
 import { resolve } from 'node:path';
 import { measureLoad } from './lib/bench-load.ts';
+import { hasWrk } from './lib/run-wrk.ts';
 import { stopAll } from './lib/bench-process.ts';
 import { buildScenarios } from './lib/bench-scenarios.ts';
 import {
@@ -28,6 +29,7 @@ const option = (name: string) =>
   argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 const SLICE_SECONDS = 3;
+const generator = hasWrk() ? 'wrk' : 'autocannon';
 
 interface GcPauses {
   scavengeMs: number;
@@ -58,6 +60,7 @@ function countGcPauses(targets: BenchTargets): GcPauses {
 async function startBuild(name: string, root: string): Promise<Build> {
   const targets = await startTargets(root, {
     withPeer: false,
+    upstreamWrites: 'one',
     gatewayNodeArgs: [...startScriptCommand(root).nodeArgs, '--trace-gc'],
   });
   return {
@@ -93,6 +96,7 @@ async function main(): Promise<void> {
       build.gc.scavengeMs = 0;
       build.gc.markCompactMs = 0;
       const measured = await measureLoad({
+        generator,
         pid: gateway.pid,
         url,
         headers,
@@ -119,7 +123,7 @@ async function main(): Promise<void> {
 
   const [before, after] = builds as [Build, Build];
   console.log(
-    `${scenario.id}, ${slices} slices of ${SLICE_SECONDS} s, ${connections} connections each`,
+    `${scenario.id}, ${slices} slices of ${SLICE_SECONDS} s, ${connections} connections each, load from ${generator}`,
   );
   for (const build of builds) {
     console.log(

@@ -1,18 +1,19 @@
 /**
  * `npm run bench [-- --quick] [--rounds=N] [--duration=S] [--no-peer] [--soak=S] [--cpu-prof]
- * [--warmup-pass=S] [--only=scenario,…] [--gateway-node-args="--flag=1 --other"]`
- * Mock upstream, bare forwarder (floor), Switchyard and the peer gateway as child processes on
- * 127.0.0.1; autocannon load; CPU per request, latency, RSS; medians over rounds. See
- * docs/performance.md.
+ * [--warmup-pass=S] [--only=scenario,…] [--gateway-node-args="--flag=1 --other"]
+ * [--load=wrk|autocannon] [--upstream-writes=one|per-event]`
+ * Mock upstream, bare forwarder (floor), Switchyard and the peer gateways as child processes on
+ * 127.0.0.1; wrk load (autocannon where wrk is missing); CPU per request, latency, RSS; medians
+ * over rounds. See docs/performance.md.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { sampleRss, stopAll } from './lib/bench-process.ts';
-import { measureLoad, preflight } from './lib/bench-load.ts';
-import type { LoadMeasure } from './lib/bench-load.ts';
+import { generateLoad, measureLoad, preflight } from './lib/bench-load.ts';
+import type { LoadGenerator, LoadMeasure } from './lib/bench-load.ts';
+import { ensureWrk } from './lib/run-wrk.ts';
 import { computeRatios, evaluateBudgets, medianMeasure, renderReport } from './lib/bench-report.ts';
 import type { Row, SoakResult } from './lib/bench-report.ts';
 import { buildScenarios } from './lib/bench-scenarios.ts';
@@ -32,8 +33,24 @@ const flag = (name: string) => argv.includes(`--${name}`);
 const option = (name: string) =>
   argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
 const quick = flag('quick');
+const chosenLoad = option('load');
+const upstreamWrites = option('upstream-writes') ?? 'one';
+if (upstreamWrites !== 'one' && upstreamWrites !== 'per-event') {
+  throw new Error(`--upstream-writes must be one or per-event, not ${upstreamWrites}`);
+}
+const writes: 'one' | 'per-event' = upstreamWrites;
+const wrkFound = chosenLoad === 'autocannon' ? false : ensureWrk(log);
+const generator: LoadGenerator =
+  chosenLoad === 'autocannon' || (chosenLoad === undefined && !wrkFound) ? 'autocannon' : 'wrk';
+if (generator === 'wrk' && !wrkFound) {
+  throw new Error('--load=wrk asked, but no wrk on PATH (Debian package wrk)');
+}
 const settings = {
+  load: generator,
+  upstreamWrites: writes,
   quick,
   rounds: Number(option('rounds') ?? (quick ? 1 : 3)),
   durationSeconds: Number(option('duration') ?? (quick ? 2 : 5)),
@@ -51,8 +68,6 @@ const settings = {
     .filter((arg) => arg !== ''),
 };
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
-
 // Bound the whole run in time: children are killed by the exit handler in bench-process.ts.
 const deadlineMs = (quick ? 110 : 40 * 60) * 1000 + settings.soakSeconds * 1000;
 setTimeout(() => {
@@ -64,14 +79,12 @@ async function soak(targets: BenchTargets, scenario: Scenario): Promise<SoakResu
   const { url, headers, process: gateway } = endpoint(targets, 'gateway', scenario);
   log(`soak: ${settings.soakSeconds} s of ${scenario.id} at ${scenario.connections} connections`);
   const sampler = sampleRss(gateway.pid, 5000);
-  const result = await autocannon({
+  const result = await generateLoad(settings.load, {
     url,
-    method: 'POST',
     headers,
     body: scenario.body,
     connections: scenario.connections,
-    duration: settings.soakSeconds,
-    timeout: 30,
+    durationSeconds: settings.soakSeconds,
   });
   const rss = sampler.stop();
   const mb = rss.samples.map((kb) => kb / 1024);
@@ -80,8 +93,8 @@ async function soak(targets: BenchTargets, scenario: Scenario): Promise<SoakResu
   return {
     seconds: settings.soakSeconds,
     connections: scenario.connections,
-    requests: result['2xx'],
-    failures: result.non2xx + result.errors + result.timeouts,
+    requests: result.completed,
+    failures: result.failures,
     // Early = the second tenth (after warm-up growth), late = the last tenth.
     rssMbEarly: average(mb.slice(tenth, 2 * tenth)),
     rssMbLate: average(mb.slice(-tenth)),
@@ -98,15 +111,23 @@ async function main(): Promise<number> {
   const profileDir = settings.cpuProfile
     ? mkdtempSync(join(tmpdir(), 'switchyard-prof-'))
     : undefined;
-  log(`bench: starting targets (${quick ? 'quick' : 'full'}, ${settings.rounds} round(s))`);
+  log(
+    `bench: starting targets (${quick ? 'quick' : 'full'}, ${settings.rounds} round(s), load from ${settings.load}, upstream writes: ${settings.upstreamWrites})`,
+  );
+  notes.push(
+    settings.load === 'wrk'
+      ? 'load from wrk (one thread)'
+      : `load from autocannon${wrkFound ? ' (asked)' : ' (wrk not found; install the Debian package wrk)'}: it shares the cores with the targets and inflates every per-request cost`,
+  );
   let targets: BenchTargets | undefined;
   try {
     targets = await startTargets(root, {
       withPeer: settings.withPeer,
+      upstreamWrites: settings.upstreamWrites,
       ...(profileDir ? { cpuProfileDir: profileDir } : {}),
       ...(settings.gatewayNodeArgs ? { gatewayNodeArgs: settings.gatewayNodeArgs } : {}),
     });
-    if (targets.peerProblem) notes.push(targets.peerProblem);
+    notes.push(...targets.peerProblems);
     const running = targets;
 
     // One checked request per target and scenario: a target that cannot serve it is left out.
@@ -114,6 +135,7 @@ async function main(): Promise<number> {
     for (const scenario of scenarios) {
       for (const target of scenario.targets) {
         if (target === 'peer' && !running.peer) continue;
+        if (target === 'ccr' && !running.ccr) continue;
         const { url, headers } = endpoint(running, target, scenario);
         try {
           await preflight(url, headers, scenario.body);
@@ -130,14 +152,12 @@ async function main(): Promise<number> {
     // runs measured the gateway 2-3× slower than later rounds); it is run and thrown away.
     for (const { scenario, target } of settings.warmupPassSeconds > 0 ? plan : []) {
       const { url, headers } = endpoint(running, target, scenario);
-      await autocannon({
+      await generateLoad(settings.load, {
         url,
-        method: 'POST',
         headers,
         body: scenario.body,
         connections: scenario.connections,
-        duration: settings.warmupPassSeconds,
-        timeout: 30,
+        durationSeconds: settings.warmupPassSeconds,
       });
     }
     if (settings.warmupPassSeconds > 0) log('bench: warm-up pass done');
@@ -147,6 +167,7 @@ async function main(): Promise<number> {
       for (const { scenario, target } of plan) {
         const { url, headers, process: served } = endpoint(running, target, scenario);
         const measure = await measureLoad({
+          generator: settings.load,
           pid: served.pid,
           url,
           headers,

@@ -1,13 +1,19 @@
 /**
- * One measured window: autocannon against a target while its own CPU time (/proc/<pid>/stat)
- * and RSS (/proc/<pid>/status) are read, plus a one-connection run for latency without queueing.
+ * One measured window: load from `wrk` (or autocannon where wrk is missing) against a target
+ * while its own CPU time (/proc/<pid>/stat) and RSS (/proc/<pid>/status) are read, plus a
+ * one-connection run for latency without queueing.
  */
 import autocannon from 'autocannon';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { cpuMicros, sampleRss } from './bench-process.ts';
+import { runWrk } from './run-wrk.ts';
+import type { WrkResult, WrkSpec } from './run-wrk.ts';
+
+export type LoadGenerator = 'wrk' | 'autocannon';
 
 export interface LoadSpec {
+  generator: LoadGenerator;
   pid: number;
   url: string;
   headers: Record<string, string>;
@@ -94,17 +100,29 @@ async function sequential(spec: LoadSpec, seconds: number) {
   return { p50: at(0.5), p99: at(0.99), failures };
 }
 
-function cannon(spec: LoadSpec, connections: number, duration: number) {
-  return autocannon({
+/** One window of load from the chosen generator, in one shape whichever ran. */
+export async function generateLoad(generator: LoadGenerator, spec: WrkSpec): Promise<WrkResult> {
+  if (generator === 'wrk') return runWrk(spec);
+  const result = await autocannon({
     url: spec.url,
     method: 'POST',
     headers: spec.headers,
     body: spec.body,
-    connections,
-    duration,
+    connections: spec.connections,
+    duration: spec.durationSeconds,
     timeout: 30,
   });
+  return {
+    completed: result['2xx'],
+    failures: result.non2xx + result.errors + result.timeouts,
+    durationSeconds: result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+  };
 }
+
+const cannon = (spec: LoadSpec, connections: number, durationSeconds: number) =>
+  generateLoad(spec.generator, { ...spec, connections, durationSeconds });
 
 export async function measureLoad(spec: LoadSpec): Promise<LoadMeasure> {
   if (spec.warmupSeconds > 0) await cannon(spec, spec.connections, spec.warmupSeconds);
@@ -113,18 +131,18 @@ export async function measureLoad(spec: LoadSpec): Promise<LoadMeasure> {
   const loaded = await cannon(spec, spec.connections, spec.durationSeconds);
   const cpuAfter = cpuMicros(spec.pid);
   const rss = sampler.stop();
-  const completed = loaded['2xx'];
+  const completed = loaded.completed;
   let single;
   if (spec.latencySeconds > 0) single = await sequential(spec, spec.latencySeconds);
   return {
-    requestsPerSecond: completed / loaded.duration,
+    requestsPerSecond: completed / loaded.durationSeconds,
     requests: completed,
-    p50Ms: loaded.latency.p50,
-    p99Ms: loaded.latency.p99,
+    p50Ms: loaded.p50Ms,
+    p99Ms: loaded.p99Ms,
     ...(single ? { p50SingleMs: single.p50, p99SingleMs: single.p99 } : {}),
     cpuMicrosPerRequest: completed > 0 ? (cpuAfter - cpuBefore) / completed : Number.NaN,
     peakRssMb: rss.peakKb / 1024,
     rssGrowthMb: (rss.lastKb - rss.firstKb) / 1024,
-    failures: loaded.non2xx + loaded.errors + loaded.timeouts + (single?.failures ?? 0),
+    failures: loaded.failures + (single?.failures ?? 0),
   };
 }

@@ -1,6 +1,7 @@
 /** What the bench sends: one entry per scenario, with the targets that can serve it. */
 
-export type TargetName = 'floor' | 'gateway' | 'peer';
+/** peer: Portkey's gateway (chat routes); ccr: claude-code-router (messages → chat routes). */
+export type TargetName = 'floor' | 'gateway' | 'peer' | 'ccr';
 
 export interface Scenario {
   id: string;
@@ -172,7 +173,7 @@ export function buildScenarios(quick: boolean): Scenario[] {
       body: messagesBody(CHAT_MODEL, false),
       dialect: 'cross',
       slow: false,
-      targets: ['gateway'],
+      targets: ['gateway', 'ccr'],
       floorReference: 'messages-json',
       connections,
       latencyRun: true,
@@ -185,7 +186,7 @@ export function buildScenarios(quick: boolean): Scenario[] {
       body: messagesBody(CHAT_MODEL, true),
       dialect: 'cross',
       slow: false,
-      targets: ['gateway'],
+      targets: ['gateway', 'ccr'],
       floorReference: 'messages-sse',
       connections,
       latencyRun: true,

@@ -4,7 +4,7 @@
  */
 import { build as esbuild } from 'esbuild';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,7 +25,9 @@ export interface BenchTargets {
   gateway: BenchProcess;
   gatewayToken: string;
   peer?: BenchProcess;
-  peerProblem?: string;
+  ccr?: BenchProcess;
+  /** Why a peer is not running (not installed, failed to start, skipped). */
+  peerProblems: string[];
   dataDir: string;
 }
 
@@ -174,6 +176,56 @@ async function startGateway(
   return { gateway, token, dataDir };
 }
 
+export const CCR_KEY = 'bench-ccr-key';
+
+/**
+ * claude-code-router (`bench/peer-ccr`), the most used TypeScript messages → chat proxy, in the
+ * foreground (`ccr start`) with a config under a HOME of its own that routes every request to
+ * the fast mock's chat route.
+ */
+async function startCcr(root: string, mock: BenchProcess): Promise<BenchProcess | string> {
+  const entry = join(
+    root,
+    'bench/peer-ccr/node_modules/@musistudio/claude-code-router/dist/cli.js',
+  );
+  if (!existsSync(entry)) {
+    return 'ccr not installed: run `npm ci --prefix bench/peer-ccr` (needs the npm registry)';
+  }
+  const port = await freePort();
+  const home = mkdtempSync(join(tmpdir(), 'switchyard-bench-ccr-'));
+  mkdirSync(join(home, '.claude-code-router'));
+  writeFileSync(
+    join(home, '.claude-code-router', 'config.json'),
+    JSON.stringify({
+      LOG: false,
+      HOST: '127.0.0.1',
+      PORT: port,
+      APIKEY: CCR_KEY,
+      NON_INTERACTIVE_MODE: true,
+      Providers: [
+        {
+          name: 'mock',
+          api_base_url: `http://127.0.0.1:${mock.port}/v1/chat/completions`,
+          api_key: 'sk-bench-upstream',
+          models: ['gpt-4.1-mini'],
+        },
+      ],
+      Router: { default: 'mock,gpt-4.1-mini' },
+    }),
+  );
+  try {
+    return await startProcess({
+      name: 'ccr',
+      args: [entry, 'start'],
+      env: { HOME: home, NODE_ENV: 'production' },
+      port,
+      cwd: join(root, 'bench/peer-ccr'),
+    });
+  } catch (error) {
+    return `ccr failed to start: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
 async function startPeer(root: string): Promise<BenchProcess | string> {
   const entry = join(root, 'bench/peer/node_modules/@portkey-ai/gateway/build/start-server.js');
   if (!existsSync(entry)) {
@@ -196,9 +248,14 @@ async function startPeer(root: string): Promise<BenchProcess | string> {
 
 export async function startTargets(
   root: string,
-  options: { withPeer: boolean; cpuProfileDir?: string; gatewayNodeArgs?: string[] },
+  options: {
+    withPeer: boolean;
+    upstreamWrites: 'one' | 'per-event';
+    cpuProfileDir?: string;
+    gatewayNodeArgs?: string[];
+  },
 ): Promise<BenchTargets> {
-  const mock = await startMock(root, 'mock', {});
+  const mock = await startMock(root, 'mock', { MOCK_WRITES: options.upstreamWrites });
   const slowMock = await startMock(root, 'slow-mock', {
     MOCK_LATENCY_MS: String(SLOW_LATENCY_MS),
     MOCK_CHUNK_INTERVAL_MS: String(SLOW_CHUNK_INTERVAL_MS),
@@ -212,7 +269,8 @@ export async function startTargets(
     options.cpuProfileDir,
     options.gatewayNodeArgs,
   );
-  const peer = options.withPeer ? await startPeer(root) : 'peer skipped (--no-peer)';
+  const peer = options.withPeer ? await startPeer(root) : 'peers skipped (--no-peer)';
+  const ccr = options.withPeer ? await startCcr(root, mock) : undefined;
   return {
     mock,
     slowMock,
@@ -221,7 +279,9 @@ export async function startTargets(
     gateway,
     gatewayToken: token,
     dataDir,
-    ...(typeof peer === 'string' ? { peerProblem: peer } : { peer }),
+    ...(typeof peer === 'string' ? {} : { peer }),
+    ...(typeof ccr === 'object' ? { ccr } : {}),
+    peerProblems: [peer, ccr].filter((problem) => typeof problem === 'string'),
   };
 }
 
@@ -253,7 +313,15 @@ export function endpoint(
       headers: { ...json, ...messages, authorization: 'Bearer sk-bench-upstream' },
     };
   }
-  if (!targets.peer) throw new Error(targets.peerProblem ?? 'peer not running');
+  if (target === 'ccr') {
+    if (!targets.ccr) throw new Error('ccr not running');
+    return {
+      process: targets.ccr,
+      url: `http://127.0.0.1:${targets.ccr.port}${scenario.path}`,
+      headers: { ...json, ...messages, 'x-api-key': CCR_KEY },
+    };
+  }
+  if (!targets.peer) throw new Error('peer not running');
   const upstream = scenario.slow ? targets.slowMock : targets.mock;
   return {
     process: targets.peer,

@@ -2,7 +2,10 @@
  * Mock upstream for the bench (run as its own process): answers POST /v1/chat/completions and
  * POST /v1/messages with fixed JSON, or fixed SSE when the body asks for `"stream": true`.
  * Env: PORT; MOCK_LATENCY_MS (wait before the answer's first byte); MOCK_CHUNK_INTERVAL_MS
- * (pause between SSE events). Listens on 127.0.0.1 only.
+ * (pause between SSE events); MOCK_WRITES=one (default) answers a whole stream in one write,
+ * like an upstream whose events arrive in one read, or per-event (one write per event; the
+ * per-event writes add system calls to the floor that the gateway pays too). Listens on
+ * 127.0.0.1 only.
  */
 import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
@@ -10,6 +13,7 @@ import { CHAT_JSON, CHAT_SSE, MESSAGES_JSON, MESSAGES_SSE } from './mock-upstrea
 
 const latencyMs = Number(process.env.MOCK_LATENCY_MS ?? 0);
 const chunkIntervalMs = Number(process.env.MOCK_CHUNK_INTERVAL_MS ?? 0);
+const oneWrite = (process.env.MOCK_WRITES ?? 'one') === 'one';
 const STREAM_FLAG = /"stream"\s*:\s*true/;
 
 function sendJson(response: ServerResponse, body: string): void {
@@ -23,6 +27,10 @@ function sendJson(response: ServerResponse, body: string): void {
 function sendSse(response: ServerResponse, events: string[]): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   if (chunkIntervalMs <= 0) {
+    if (oneWrite) {
+      response.end(events.join(''));
+      return;
+    }
     for (const chunk of events) response.write(chunk);
     response.end();
     return;
