@@ -108,7 +108,10 @@ export async function composeGateway(
     const { Redis } = await import('ioredis');
     const { RedisRateLimiter } = await import('./store/redis/redis-rate-limiter.ts');
     redis = new Redis(config.store.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
-    rateLimiter = new RedisRateLimiter(redis, 'switchyard:limits');
+    rateLimiter = new RedisRateLimiter(redis, 'switchyard:limits', {
+      onHeartbeatError: (error) =>
+        app.log.warn({ err: error }, 'renewing rate-limit leases failed; retrying'),
+    });
   }
   const providerKey = (providerId: string) =>
     readProviderKey(config.providers[providerId]?.apiKeyEnv, env);
@@ -244,6 +247,7 @@ export async function composeGateway(
       clearInterval(sweeper);
       responseSweep.stop();
       await app.close();
+      rateLimiter.close();
       await pools.close();
       if (redis !== undefined) await redis.quit();
       if (options.store === undefined) await store.close();

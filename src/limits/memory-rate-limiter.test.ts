@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from './memory-rate-limiter.ts';
 import { describeRateLimiterContract } from './rate-limiter.contract.ts';
 
-describeRateLimiterContract('MemoryRateLimiter', async () => ({
-  limiter: new MemoryRateLimiter(),
+describeRateLimiterContract('MemoryRateLimiter', async (options) => ({
+  limiter: new MemoryRateLimiter(options),
   cleanup: async () => {},
 }));
 
@@ -19,7 +19,8 @@ describe('MemoryRateLimiter memory', () => {
   const other = { key: 'token:other', requestsPerMinute: 10 };
 
   it('forgets a scope once a whole window passed without use, and keeps one still in use', async () => {
-    const limiter = new MemoryRateLimiter();
+    // A 10-minute lease stands for one its heartbeat kept alive that long.
+    const limiter = new MemoryRateLimiter({ leaseTtlMs: 10 * 60_000 });
     const idle = await limiter.acquire({
       scopes: [scope('token:idle')],
       estimatedTokens: 5,
@@ -42,5 +43,6 @@ describe('MemoryRateLimiter memory', () => {
     await limiter.acquire({ scopes: [other], estimatedTokens: 0, now: T + 120_000 });
     expect(limiter.scopeCount).toBe(2);
     expect(await limiter.release(busy.lease, { actualTokens: 5, now: T + 121_000 })).toBe(true);
+    limiter.close();
   });
 });

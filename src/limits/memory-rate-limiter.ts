@@ -9,8 +9,8 @@ import {
   secondsUntilBelowLimit,
   windowSecondOf,
 } from './rate-limit-window.ts';
+import { HeldLeaseHeartbeat } from './held-lease-heartbeat.ts';
 import {
-  DEFAULT_RATE_LIMIT_LEASE_TTL_MS,
   type AcquireRateLimitRequest,
   type RateLimitDecision,
   type RateLimitLease,
@@ -26,8 +26,8 @@ type Buckets = Map<number, number>;
 interface ScopeState {
   requests: Buckets;
   tokens: Buckets;
-  /** Open lease id → its expiresAt. */
-  leases: Map<string, number>;
+  /** Its open leases' ids. */
+  leases: Set<string>;
 }
 
 /**
@@ -36,15 +36,27 @@ interface ScopeState {
  * check-and-charge atomic here.
  */
 export class MemoryRateLimiter implements RateLimiter {
-  readonly #leaseTtlMs: number;
+  readonly #heartbeat: HeldLeaseHeartbeat;
   readonly #scopes = new Map<string, ScopeState>();
-  /** Open leases in admission order, which is expiry order as long as `now` does not go back. */
-  readonly #leases = new Map<string, RateLimitLease>();
+  /**
+   * Open lease id → its current expiry, in admission order. That is also expiry order as long as
+   * `now` does not go back: a heartbeat gives every open lease the same new expiry, and a later
+   * admission a later one.
+   */
+  readonly #leases = new Map<string, { lease: RateLimitLease; expiresAt: number }>();
   /** When the next sweep for scopes with nothing left to count is due. */
   #sweepAt = Number.NEGATIVE_INFINITY;
+  /** The latest `now` a caller passed: the heartbeat does not revive what it already expired. */
+  #lastNow = Number.NEGATIVE_INFINITY;
 
+  /**
+   * The heartbeat keeps the same rules as the Redis limiter (issue 12 §4), though here a lease can
+   * only outlive its holder when the code forgets to release it: the process owns the state.
+   */
   constructor(options: RateLimiterOptions = {}) {
-    this.#leaseTtlMs = options.leaseTtlMs ?? DEFAULT_RATE_LIMIT_LEASE_TTL_MS;
+    this.#heartbeat = new HeldLeaseHeartbeat(options, async (leases, expiresAt, now) =>
+      this.#renew(leases, expiresAt, now),
+    );
   }
 
   async acquire(request: AcquireRateLimitRequest): Promise<RateLimitDecision> {
@@ -76,12 +88,14 @@ export class MemoryRateLimiter implements RateLimiter {
           refuse({ ok: false, retryAfterSeconds, limit: 'tokens', scopeKey: scope.key });
         }
       }
-      if (
-        scope.concurrentRequests !== undefined &&
-        countOpen(state.leases, now) >= scope.concurrentRequests
-      ) {
-        // A slot frees when some request ends, which the limiter cannot foresee.
-        refuse({ ok: false, retryAfterSeconds: 1, limit: 'concurrency', scopeKey: scope.key });
+      if (scope.concurrentRequests !== undefined) {
+        const expiries = this.#openExpiries(state.leases, now);
+        if (expiries.length >= scope.concurrentRequests) {
+          // The truth the limiter knows: a slot frees at the latest when the earliest lease
+          // expires unrenewed, i.e. when its holder died; a release may free one sooner.
+          const retryAfterSeconds = Math.max(1, Math.ceil((Math.min(...expiries) - now) / 1000));
+          refuse({ ok: false, retryAfterSeconds, limit: 'concurrency', scopeKey: scope.key });
+        }
       }
     }
     if (refusal !== undefined) return refusal;
@@ -91,7 +105,7 @@ export class MemoryRateLimiter implements RateLimiter {
       scopes: scopes.map((scope) => ({ ...scope })),
       estimatedTokens,
       acquiredAt: now,
-      expiresAt: now + this.#leaseTtlMs,
+      expiresAt: now + this.#heartbeat.leaseTtlMs,
     };
     const second = windowSecondOf(now);
     for (const scope of lease.scopes) {
@@ -104,11 +118,10 @@ export class MemoryRateLimiter implements RateLimiter {
         pruneBuckets(state.tokens, now);
         addToBucket(state.tokens, second, estimatedTokens);
       }
-      if (scope.concurrentRequests !== undefined) {
-        state.leases.set(lease.id, lease.expiresAt);
-      }
+      if (scope.concurrentRequests !== undefined) state.leases.add(lease.id);
     }
-    this.#leases.set(lease.id, lease);
+    this.#leases.set(lease.id, { lease, expiresAt: lease.expiresAt });
+    this.#heartbeat.hold(lease);
     return { ok: true, lease };
   }
 
@@ -117,21 +130,47 @@ export class MemoryRateLimiter implements RateLimiter {
     const { actualTokens, now } = options;
     const open = this.#leases.get(lease.id);
     if (open === undefined) return false;
-    this.#forget(open);
+    this.#forget(open.lease);
     if (open.expiresAt <= now) return false;
 
-    for (const scope of open.scopes) {
+    for (const scope of open.lease.scopes) {
       if (scope.tokensPerMinute === undefined) continue;
       const state = this.#stateOf(scope.key);
-      correctTokenCharge(state.tokens, open, actualTokens, now);
+      correctTokenCharge(state.tokens, open.lease, actualTokens, now);
     }
     return true;
+  }
+
+  close(): void {
+    this.#heartbeat.close();
+  }
+
+  #renew(leases: RateLimitLease[], expiresAt: number, now: number): string[] {
+    const renewed: string[] = [];
+    const expiredBefore = Math.max(now, this.#lastNow);
+    for (const lease of leases) {
+      const open = this.#leases.get(lease.id);
+      // A lease past its expiry stays expired: its slot may already be someone else's.
+      if (open === undefined || open.expiresAt <= expiredBefore) continue;
+      open.expiresAt = Math.max(open.expiresAt, expiresAt);
+      renewed.push(lease.id);
+    }
+    return renewed;
+  }
+
+  #openExpiries(leaseIds: Set<string>, now: number): number[] {
+    const expiries: number[] = [];
+    for (const id of leaseIds) {
+      const expiresAt = this.#leases.get(id)?.expiresAt;
+      if (expiresAt !== undefined && expiresAt > now) expiries.push(expiresAt);
+    }
+    return expiries;
   }
 
   #stateOf(key: string): ScopeState {
     let state = this.#scopes.get(key);
     if (state === undefined) {
-      state = { requests: new Map(), tokens: new Map(), leases: new Map() };
+      state = { requests: new Map(), tokens: new Map(), leases: new Set() };
       this.#scopes.set(key, state);
     }
     return state;
@@ -139,6 +178,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   #forget(lease: RateLimitLease): void {
     this.#leases.delete(lease.id);
+    this.#heartbeat.drop(lease.id);
     for (const scope of lease.scopes) {
       this.#scopes.get(scope.key)?.leases.delete(lease.id);
     }
@@ -166,17 +206,12 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   #dropExpiredLeases(now: number): void {
-    for (const lease of this.#leases.values()) {
-      if (lease.expiresAt > now) break;
-      this.#forget(lease);
+    this.#lastNow = Math.max(this.#lastNow, now);
+    for (const open of this.#leases.values()) {
+      if (open.expiresAt > now) break;
+      this.#forget(open.lease);
     }
   }
-}
-
-function countOpen(leases: Map<string, number>, now: number): number {
-  let open = 0;
-  for (const expiresAt of leases.values()) if (expiresAt > now) open += 1;
-  return open;
 }
 
 function countedBuckets(buckets: Buckets, now: number): Array<[number, number]> {

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type {
-  RateLimitDecision,
-  RateLimitLease,
-  RateLimitRefusal,
-  RateLimiter,
-  RateLimitScope,
+import {
+  DEFAULT_RATE_LIMIT_LEASE_TTL_MS,
+  type RateLimitDecision,
+  type RateLimitLease,
+  type RateLimitRefusal,
+  type RateLimiter,
+  type RateLimiterOptions,
+  type RateLimitScope,
 } from './rate-limiter.ts';
 
 /** Whole seconds, so bucket boundaries are easy to reason about; offsets below are not. */
@@ -26,11 +28,13 @@ function refused(decision: RateLimitDecision): RateLimitRefusal {
 
 /**
  * The behaviour every RateLimiter adapter owes the pipeline (DESIGN.md §2 "Rate limits"). `create`
- * returns a limiter with empty state and the default lease TTL.
+ * returns a limiter with empty state, built with `options` (the default lease TTL when absent).
  */
 export function describeRateLimiterContract(
   name: string,
-  create: () => Promise<{ limiter: RateLimiter; cleanup(): Promise<void> }>,
+  create: (
+    options?: RateLimiterOptions,
+  ) => Promise<{ limiter: RateLimiter; cleanup(): Promise<void> }>,
 ): void {
   describe(`${name} honours the RateLimiter contract`, () => {
     let limiter: RateLimiter;
@@ -40,6 +44,7 @@ export function describeRateLimiterContract(
       ({ limiter, cleanup } = await create());
     });
     afterEach(async () => {
+      limiter.close();
       await cleanup();
     });
 
@@ -127,25 +132,35 @@ export function describeRateLimiterContract(
     });
 
     it('still counts the overrun of a request that outlived the window', async () => {
+      // A lease that lives 2 minutes stands for one the heartbeat kept alive that long.
+      const long = await create({ leaseTtlMs: 120_000 });
+      const acquireLong = (now: number) =>
+        long.limiter.acquire({ scopes: [token], estimatedTokens: now === T ? 10 : 1, now });
       const token = { key: 'token:a', tokensPerMinute: 1000 };
-      const lease = admitted(await acquire([token], T, 10));
-      const now = T + 90_000;
-      expect(await limiter.release(lease, { actualTokens: 2000, now })).toBe(true);
+      try {
+        const lease = admitted(await acquireLong(T));
+        const now = T + 90_000;
+        expect(await long.limiter.release(lease, { actualTokens: 2000, now })).toBe(true);
 
-      const refusal = refused(await acquire([token], now, 1));
-      expect(refusal.limit).toBe('tokens');
-      refused(await acquire([token], now + (refusal.retryAfterSeconds - 1) * 1000, 1));
-      admitted(await acquire([token], now + refusal.retryAfterSeconds * 1000, 1));
+        const refusal = refused(await acquireLong(now));
+        expect(refusal.limit).toBe('tokens');
+        refused(await acquireLong(now + (refusal.retryAfterSeconds - 1) * 1000));
+        admitted(await acquireLong(now + refusal.retryAfterSeconds * 1000));
+      } finally {
+        long.limiter.close();
+        await long.cleanup();
+      }
     });
 
     it('refuses the request beyond concurrentRequests until a lease is released', async () => {
       const token = { key: 'token:a', concurrentRequests: 2 };
       const first = admitted(await acquire([token], T));
       admitted(await acquire([token], T));
+      // issue 12 §4: the truth is the time until the earliest lease expires if its holder died.
       expect(refused(await acquire([token], T + 1))).toMatchObject({
         limit: 'concurrency',
         scopeKey: 'token:a',
-        retryAfterSeconds: 1,
+        retryAfterSeconds: Math.ceil((DEFAULT_RATE_LIMIT_LEASE_TTL_MS - 1) / 1000),
       });
 
       expect(await limiter.release(first, { actualTokens: 0, now: T + 2 })).toBe(true);
@@ -197,9 +212,9 @@ export function describeRateLimiterContract(
     it('frees the concurrency slot of a lease that was never released once it expires', async () => {
       const token = { key: 'token:a', concurrentRequests: 1 };
       const lost = admitted(await acquire([token], T));
-      expect(lost.expiresAt - lost.acquiredAt).toBeGreaterThan(60_000);
+      expect(lost.expiresAt - lost.acquiredAt).toBe(DEFAULT_RATE_LIMIT_LEASE_TTL_MS);
 
-      refused(await acquire([token], lost.expiresAt - 1));
+      expect(refused(await acquire([token], lost.expiresAt - 1)).retryAfterSeconds).toBe(1);
       const next = admitted(await acquire([token], lost.expiresAt));
       // The late release of the expired lease must not free the slot its successor holds.
       expect(await limiter.release(lost, { actualTokens: 0, now: lost.expiresAt + 1 })).toBe(false);
@@ -229,5 +244,36 @@ export function describeRateLimiterContract(
       for (let index = 0; index < 5; index += 1) admitted(await acquire([token], T));
       refused(await acquire([token], T));
     });
+
+    it('keeps a held lease alive past its TTL, and lets it expire within the TTL once its heartbeat stops', async () => {
+      const ttl = 600;
+      const held = await create({ leaseTtlMs: ttl, heartbeatMs: 100 });
+      const token = { key: 'token:beat', concurrentRequests: 1 };
+      const acquireNow = () =>
+        held.limiter.acquire({ scopes: [token], estimatedTokens: 0, now: Date.now() });
+      try {
+        const lease = admitted(await acquireNow());
+        await sleep(3 * ttl);
+        expect(refused(await acquireNow()).retryAfterSeconds).toBe(Math.ceil(ttl / 1000));
+
+        held.limiter.close(); // the holder dies
+        const diedAt = Date.now();
+        let decision = await acquireNow();
+        while (!decision.ok && Date.now() - diedAt < 5 * ttl) {
+          await sleep(20);
+          decision = await acquireNow();
+        }
+        admitted(decision);
+        expect(Date.now() - diedAt).toBeLessThanOrEqual(ttl + 150);
+        expect(await held.limiter.release(lease, { actualTokens: 0, now: Date.now() })).toBe(false);
+      } finally {
+        held.limiter.close();
+        await held.cleanup();
+      }
+    });
   });
+}
+
+function sleep(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }

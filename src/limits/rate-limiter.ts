@@ -33,7 +33,10 @@ export interface RateLimitLease {
   readonly scopes: readonly RateLimitScope[];
   readonly estimatedTokens: number;
   readonly acquiredAt: number;
-  /** From here on the lease is gone on its own: its concurrency slots are free again. */
+  /**
+   * When the lease would be gone on its own, as admitted: while it is held, the limiter's
+   * heartbeat pushes its expiry on (issue 12 §4), so only a dead holder's lease reaches it.
+   */
   readonly expiresAt: number;
 }
 
@@ -65,11 +68,26 @@ export interface RateLimiter {
    * and changes nothing when the lease is no longer open (already released, or expired).
    */
   release(lease: RateLimitLease, options: ReleaseRateLimitOptions): Promise<boolean>;
+  /**
+   * Stops the heartbeat that keeps this process's open leases alive (shutdown). Leases still open
+   * then expire within the lease TTL, as a crashed process's would.
+   */
+  close(): void;
 }
 
-/** Long enough for the longest stream; short enough that a crashed process's slots come back. */
-export const DEFAULT_RATE_LIMIT_LEASE_TTL_MS = 10 * 60 * 1000;
+/**
+ * How long a lease outlives its holder's last heartbeat (issue 12 §4): a crashed process's
+ * concurrency slots come back within seconds, while a heartbeat every third of it can miss a beat
+ * (a busy event loop, a slow store) without losing a lease that is still in use.
+ */
+export const DEFAULT_RATE_LIMIT_LEASE_TTL_MS = 15_000;
 
 export interface RateLimiterOptions {
   leaseTtlMs?: number;
+  /** How often the open leases are renewed; a third of the TTL unless set. */
+  heartbeatMs?: number;
+  /** The heartbeat's clock (acquire and release take the caller's `now`). */
+  clock?: () => number;
+  /** A renewal that failed (the store unreachable); the next beat tries again. */
+  onHeartbeatError?: (error: unknown) => void;
 }

@@ -15,7 +15,8 @@
  * ARGV: now, lease id, expiresAt, estimatedTokens, window key ttl ms, lease key ttl ms,
  *       then per scope: requestsPerMinute, tokensPerMinute, concurrentRequests (0 = unlimited).
  * Returns {1} when admitted, or {0, kind (1 requests, 2 tokens, 3 concurrency), scope index
- * (0-based), retryAfterSeconds} naming the limit that frees last.
+ * (0-based), retryAfterSeconds} naming the limit that frees last. A full concurrency limit frees
+ * when its earliest lease expires unless renewed (issue 12 §4), so that is its retry-after.
  */
 export const ACQUIRE_RATE_LIMIT_SCRIPT = `
 local now = tonumber(ARGV[1])
@@ -74,8 +75,13 @@ for scope = 0, scopeCount - 1 do
     if total >= tokensLimit then refuse(2, scope, secondsUntilBelow(buckets, total, tokensLimit)) end
   end
   if concurrencyLimit > 0 then
-    local open = redis.call('ZCOUNT', KEYS[4 + scope * 3], '(' .. ARGV[1], '+inf')
-    if open >= concurrencyLimit then refuse(3, scope, 1) end
+    local key = KEYS[4 + scope * 3]
+    local open = redis.call('ZCOUNT', key, '(' .. ARGV[1], '+inf')
+    if open >= concurrencyLimit then
+      -- A slot frees at the latest when the earliest open lease expires unrenewed.
+      local first = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[1], '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      refuse(3, scope, math.max(1, math.ceil((tonumber(first[2]) - now) / 1000)))
+    end
   end
 end
 if refusal ~= nil then return refusal end
@@ -136,4 +142,34 @@ for scope = 0, scopeCount - 1 do
   end
 end
 return 1
+`;
+
+/**
+ * The heartbeat (issue 12 §4): pushes the expiry of leases still held by this process, in one call
+ * for all of them. A lease that is gone (released elsewhere) or already past its expiry is not
+ * revived: its slot may be someone else's by now.
+ * KEYS: per lease: its lease key, then the leases sorted sets of its concurrency scopes.
+ * ARGV: now, new expiresAt, lease key ttl ms, then per lease: lease id, how many sorted sets.
+ * Returns one 1 (renewed) or 0 (gone) per lease, in order.
+ */
+export const RENEW_RATE_LIMIT_LEASES_SCRIPT = `
+local now = tonumber(ARGV[1])
+local renewed = {}
+local key = 1
+for argument = 4, #ARGV, 2 do
+  local id, sets = ARGV[argument], tonumber(ARGV[argument + 1])
+  local expiresAt = redis.call('GET', KEYS[key])
+  if expiresAt and tonumber(expiresAt) > now then
+    redis.call('SET', KEYS[key], ARGV[2], 'PX', ARGV[3])
+    for set = key + 1, key + sets do
+      redis.call('ZADD', KEYS[set], 'XX', ARGV[2], id)
+      redis.call('PEXPIRE', KEYS[set], ARGV[3])
+    end
+    renewed[#renewed + 1] = 1
+  else
+    renewed[#renewed + 1] = 0
+  end
+  key = key + 1 + sets
+end
+return renewed
 `;

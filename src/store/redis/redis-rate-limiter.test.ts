@@ -84,10 +84,10 @@ describe.skipIf(client === undefined)('RedisRateLimiter', () => {
     await client?.quit();
   });
 
-  describeRateLimiterContract('RedisRateLimiter', async () => {
+  describeRateLimiterContract('RedisRateLimiter', async (options) => {
     const prefix = nextPrefix();
     return {
-      limiter: new RedisRateLimiter(redis(), prefix),
+      limiter: new RedisRateLimiter(redis(), prefix, options),
       cleanup: () => deleteKeysUnder(prefix),
     };
   });
@@ -123,6 +123,42 @@ describe.skipIf(client === undefined)('RedisRateLimiter', () => {
         expect(await first.release(lease, { actualTokens: 1, now: T + 2 })).toBe(false);
         expect(countAdmitted(await acquireFrom([first, second], 1, scope))).toBe(1);
       }));
+
+    it("gives a dead process's concurrency slots back within the lease TTL, not before", async () => {
+      // issue 12 §4: 4 streams held by a process killed with -9 locked the token out for 601 s.
+      const prefix = nextPrefix();
+      const ttl = 1_000;
+      const options = { leaseTtlMs: ttl, heartbeatMs: 150 };
+      const otherClient = redis().duplicate();
+      const dying = new RedisRateLimiter(otherClient, prefix, options);
+      const survivor = new RedisRateLimiter(redis(), prefix, options);
+      const scope = { key: 'token:a', concurrentRequests: 4 };
+      const acquireNow = (limiter: RateLimiter) =>
+        limiter.acquire({ scopes: [scope], estimatedTokens: 0, now: Date.now() });
+      try {
+        for (let index = 0; index < 4; index += 1) expect((await acquireNow(dying)).ok).toBe(true);
+        // Held past twice the TTL: the heartbeat keeps the slots of requests still running.
+        await new Promise((resolve) => setTimeout(resolve, 2 * ttl));
+        const refusal = await acquireNow(survivor);
+        expect(refusal).toMatchObject({ ok: false, limit: 'concurrency', retryAfterSeconds: 1 });
+
+        dying.close(); // its heartbeat stops, as when the process is killed
+        const diedAt = Date.now();
+        let decision = await acquireNow(survivor);
+        while (!decision.ok && Date.now() - diedAt < 5 * ttl) {
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          decision = await acquireNow(survivor);
+        }
+        expect(decision.ok).toBe(true);
+        expect(Date.now() - diedAt).toBeLessThanOrEqual(ttl + 200);
+        survivor.close();
+      } finally {
+        dying.close();
+        survivor.close();
+        await otherClient.quit();
+        await deleteKeysUnder(prefix);
+      }
+    });
 
     it('shares requests per minute: 2 instances × 25 acquires at a limit of 10 admit exactly 10', () =>
       withTwoInstances(async (first, second) => {

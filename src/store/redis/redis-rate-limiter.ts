@@ -4,9 +4,9 @@ import {
   assertAcquireRateLimitRequest,
   assertReleaseRateLimitOptions,
 } from '../../limits/assert-rate-limit-request.ts';
+import { HeldLeaseHeartbeat } from '../../limits/held-lease-heartbeat.ts';
 import { RATE_LIMIT_WINDOW_SECONDS } from '../../limits/rate-limit-window.ts';
 import {
-  DEFAULT_RATE_LIMIT_LEASE_TTL_MS,
   type AcquireRateLimitRequest,
   type RateLimitDecision,
   type RateLimitKind,
@@ -18,11 +18,13 @@ import {
 import {
   ACQUIRE_RATE_LIMIT_SCRIPT,
   RELEASE_RATE_LIMIT_SCRIPT,
+  RENEW_RATE_LIMIT_LEASES_SCRIPT,
 } from './redis-rate-limiter-scripts.ts';
 import { defineRedisScript, runRedisScript } from './run-redis-script.ts';
 
 const acquireScript = defineRedisScript(ACQUIRE_RATE_LIMIT_SCRIPT);
 const releaseScript = defineRedisScript(RELEASE_RATE_LIMIT_SCRIPT);
+const renewScript = defineRedisScript(RENEW_RATE_LIMIT_LEASES_SCRIPT);
 
 /**
  * Key expiry is housekeeping on the Redis clock, so it leaves a minute of slack for gateway
@@ -39,7 +41,9 @@ const REFUSAL_KINDS: Record<number, RateLimitKind> = {
 
 /**
  * The scale-out limiter (DESIGN.md §4): every gateway process shares the counters in one Redis,
- * so limits hold across processes, not per process. One script call per acquire and per release.
+ * so limits hold across processes, not per process. One script call per acquire and per release,
+ * and one per heartbeat for all the leases this process holds: a lease lives `leaseTtlMs` past its
+ * holder's last heartbeat, so a crashed process's slots come back within seconds (issue 12 §4).
  * All keys live under `keyPrefix`; the scripts touch several keys at once, so on Redis Cluster the
  * prefix would have to be a hash tag (`{switchyard}:limits`), putting every limit on one shard.
  */
@@ -47,12 +51,16 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #client: Redis;
   readonly #keyPrefix: string;
   readonly #leaseTtlMs: number;
+  readonly #heartbeat: HeldLeaseHeartbeat;
 
   /** `client` stays the caller's: this class never closes it. */
   constructor(client: Redis, keyPrefix: string, options: RateLimiterOptions = {}) {
     this.#client = client;
     this.#keyPrefix = keyPrefix;
-    this.#leaseTtlMs = options.leaseTtlMs ?? DEFAULT_RATE_LIMIT_LEASE_TTL_MS;
+    this.#heartbeat = new HeldLeaseHeartbeat(options, (leases, expiresAt, now) =>
+      this.#renew(leases, expiresAt, now),
+    );
+    this.#leaseTtlMs = this.#heartbeat.leaseTtlMs;
   }
 
   async acquire(request: AcquireRateLimitRequest): Promise<RateLimitDecision> {
@@ -89,7 +97,10 @@ export class RedisRateLimiter implements RateLimiter {
 
     const reply = await runRedisScript(this.#client, acquireScript, keys, args);
     if (!Array.isArray(reply)) throw new Error('Unexpected reply from the acquire script.');
-    if (reply[0] === 1) return { ok: true, lease };
+    if (reply[0] === 1) {
+      this.#heartbeat.hold(lease);
+      return { ok: true, lease };
+    }
     const [, kind, scopeIndex, retryAfterSeconds] = reply as number[];
     const limit = REFUSAL_KINDS[kind ?? 0];
     const scope = lease.scopes[scopeIndex ?? -1];
@@ -101,6 +112,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   async release(lease: RateLimitLease, options: ReleaseRateLimitOptions): Promise<boolean> {
     assertReleaseRateLimitOptions(options);
+    this.#heartbeat.drop(lease.id);
     const keys = [this.#leaseKey(lease.id)];
     const args: Array<string | number> = [
       options.now,
@@ -119,6 +131,26 @@ export class RedisRateLimiter implements RateLimiter {
     }
     const reply = await runRedisScript(this.#client, releaseScript, keys, args);
     return reply === 1;
+  }
+
+  close(): void {
+    this.#heartbeat.close();
+  }
+
+  async #renew(leases: RateLimitLease[], expiresAt: number, now: number): Promise<string[]> {
+    const keys: string[] = [];
+    const args: Array<string | number> = [now, expiresAt, this.#leaseTtlMs + EXPIRY_SLACK_MS];
+    for (const lease of leases) {
+      const sets = lease.scopes.filter((scope) => scope.concurrentRequests !== undefined);
+      keys.push(
+        this.#leaseKey(lease.id),
+        ...sets.map((scope) => this.#scopeKey('leases', scope.key)),
+      );
+      args.push(lease.id, sets.length);
+    }
+    const reply = await runRedisScript(this.#client, renewScript, keys, args);
+    if (!Array.isArray(reply)) throw new Error('Unexpected reply from the renew script.');
+    return leases.filter((_, index) => reply[index] === 1).map((lease) => lease.id);
   }
 
   #scopeKey(kind: 'requests' | 'tokens' | 'leases', scopeKey: string): string {
