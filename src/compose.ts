@@ -51,15 +51,22 @@ import {
 import { responseObjectSchema } from './wire/responses/responses-object-schema.ts';
 import { responsesRequestSchema } from './wire/responses/responses-request-schema.ts';
 
-/** The composition root: the only place that chooses concrete adapters (DESIGN.md §5). */
-export async function openStore(config: Config): Promise<Store> {
+/**
+ * The composition root: the only place that chooses concrete adapters (DESIGN.md §5). The gateway
+ * owns an embedded store (decision 0014); the operator CLI opens it beside the gateway with
+ * `owner: false`, going through the durable ledger.
+ */
+export async function openStore(config: Config, options: { owner?: boolean } = {}): Promise<Store> {
   if (config.store.backend === 'postgres') {
     // Loaded only when configured: the PostgreSQL and Redis clients cost the embedded default
     // tens of megabytes of resident memory it never uses (docs/performance.md).
     const { openPostgresStore } = await import('./store/postgres/open-postgres-store.ts');
     return openPostgresStore({ connectionString: config.store.postgresUrl as string });
   }
-  return openSqliteStore({ path: path.join(config.dataDir, 'switchyard.sqlite'), owner: true });
+  return openSqliteStore({
+    path: path.join(config.dataDir, 'switchyard.sqlite'),
+    owner: options.owner ?? true,
+  });
 }
 
 export interface Gateway {

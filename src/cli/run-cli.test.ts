@@ -75,15 +75,15 @@ describe('operator CLI', () => {
       ),
     ).toBe(0);
     const created = JSON.parse(out.join(''));
-    expect(created.apiKey.permissions).toEqual(['model:read', 'inference:create']);
-    expect(created.apiKey.allowedModels).toEqual(['a', 'b']);
-    expect(created.apiKey.expiresAt).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    expect(created.api_key.permissions).toEqual(['model:read', 'inference:create']);
+    expect(created.api_key.allowedModels).toEqual(['a', 'b']);
+    expect(created.api_key.expiresAt).toBeGreaterThan(Date.now() + 29 * 86_400_000);
     out = [];
     await run('token', 'list', '--account', account.id);
-    expect(out.join('')).toContain(`${created.apiKey.id}`);
+    expect(out.join('')).toContain(`${created.api_key.id}`);
     expect(out.join('')).not.toContain(created.token);
-    expect(await run('token', 'disable', created.apiKey.id)).toBe(0);
-    expect((await store.apiKeys.getApiKey(created.apiKey.id))?.disabledAt).toEqual(
+    expect(await run('token', 'disable', created.api_key.id)).toBe(0);
+    expect((await store.apiKeys.getApiKey(created.api_key.id))?.disabledAt).toEqual(
       expect.any(Number),
     );
   });

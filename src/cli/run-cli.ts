@@ -3,6 +3,12 @@ import { permissions, tokenInterfaces, type TokenInterface } from '../auth/permi
 import { formatCredits, parseCredits } from '../billing/micro-credits.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { OperatorService } from '../operator/operator-service.ts';
+import {
+  presentAccountSummary,
+  presentBalance,
+  presentCreatedToken,
+  presentCreditChange,
+} from '../operator/present-operator-records.ts';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -34,14 +40,22 @@ const list = (value: string) =>
 
 /**
  * The operator commands (issue 2 §4) as a pure function of argv and an OperatorService, so tests
- * run them in-process. Returns the exit code.
+ * run them in-process. Returns the exit code. `--json` prints what the admin API answers for the
+ * same command (present-operator-records.ts). Given a function, the service is only opened by a
+ * command that needs it, so `--help` and usage errors never touch the store.
  */
 export async function runCli(
   argv: string[],
-  operator: OperatorService,
+  operatorSource: OperatorService | (() => Promise<OperatorService>),
   io: CliIo,
   now = Date.now,
 ): Promise<number> {
+  let opened: OperatorService | undefined;
+  const open = async (): Promise<OperatorService> => {
+    if (typeof operatorSource !== 'function') return operatorSource;
+    opened ??= await operatorSource();
+    return opened;
+  };
   const program = new Command('switchyard')
     .description('Switchyard operator commands')
     .option('--json', 'print JSON instead of text')
@@ -58,16 +72,18 @@ export async function runCli(
     .requiredOption('--name <name>', 'account name')
     .option('--admin', 'administrator account (may hold connected tokens)')
     .action(async (options: { name: string; admin?: boolean }) => {
-      const created = await operator.createAccount({
+      const created = await (
+        await open()
+      ).createAccount({
         name: options.name,
         isAdmin: options.admin ?? false,
       });
       print(created, `created account ${created.id} (${created.name})`);
     });
   account.command('list').action(async () => {
-    const accounts = await operator.listAccounts();
+    const accounts = await (await open()).listAccounts();
     print(
-      accounts,
+      { data: accounts },
       accounts
         .map((item) => `${item.id}  ${item.name}${item.isAdmin ? '  (admin)' : ''}`)
         .join('\n') || 'no accounts',
@@ -78,10 +94,9 @@ export async function runCli(
     .description('balance, recent ledger entries and recent usage')
     .option('--limit <n>', 'how many recent entries', '20')
     .action(async (accountId: string, options: { limit: string }) => {
-      const summary = await operator.accountSummary(
-        accountId,
-        Math.max(1, Number(options.limit) || 20),
-      );
+      const summary = await (
+        await open()
+      ).accountSummary(accountId, Math.max(1, Number(options.limit) || 20));
       const lines = [
         `account   ${summary.account.id} (${summary.account.name})`,
         `balance   ${formatCredits(summary.balance.balance)}  held ${formatCredits(summary.balance.held)}  available ${formatCredits(summary.balance.available)}`,
@@ -96,7 +111,7 @@ export async function runCli(
             `  ${new Date(record.createdAt).toISOString()}  ${record.requestId}  ${record.model}  in ${record.inputTokens} out ${record.outputTokens}  cost ${formatCredits(record.cost)}  ${record.outcome}`,
         ),
       ];
-      print(summary, lines.join('\n'));
+      print(presentAccountSummary(summary), lines.join('\n'));
     });
 
   const credits = program
@@ -108,14 +123,16 @@ export async function runCli(
       .description(kind === 'grant' ? 'add credits' : 'add or take away credits (negative amount)')
       .requiredOption('--reason <text>', 'why, recorded on the ledger entry')
       .action(async (accountId: string, amount: string, options: { reason: string }) => {
-        const result = await operator.changeCredits({
+        const result = await (
+          await open()
+        ).changeCredits({
           accountId,
           amount: parseAmount(amount),
           reason: options.reason,
           kind: kind === 'grant' ? 'grant' : 'adjustment',
         });
         print(
-          result,
+          presentCreditChange(result),
           `ledger entry ${result.entry.id}; balance ${formatCredits(result.balance.balance)}`,
         );
       });
@@ -144,7 +161,9 @@ export async function runCli(
           models?: string;
         },
       ) => {
-        const created = await operator.createToken({
+        const created = await (
+          await open()
+        ).createToken({
           accountId,
           name: options.name,
           ...(options.permissions !== undefined ? { permissions: list(options.permissions) } : {}),
@@ -153,7 +172,7 @@ export async function runCli(
           allowedModels: options.models === undefined ? null : list(options.models),
         });
         print(
-          created,
+          presentCreatedToken(created),
           `${created.token}\n(token ${created.apiKey.id}; shown once, store it now — only its hash is kept)`,
         );
       },
@@ -162,9 +181,9 @@ export async function runCli(
     .command('list')
     .option('--account <account-id>')
     .action(async (options: { account?: string }) => {
-      const tokens = await operator.listTokens(options.account);
+      const tokens = await (await open()).listTokens(options.account);
       print(
-        tokens,
+        { data: tokens },
         tokens
           .map(
             (item) =>
@@ -174,7 +193,7 @@ export async function runCli(
       );
     });
   token.command('disable <token-id>').action(async (tokenId: string) => {
-    const disabled = await operator.disableToken(tokenId);
+    const disabled = await (await open()).disableToken(tokenId);
     print(disabled, `disabled ${disabled.id}`);
   });
 
@@ -186,8 +205,9 @@ export async function runCli(
     .requiredOption('--name <name>', 'account name')
     .option('--credits <amount>', 'initial credits', '10')
     .action(async (options: { name: string; credits: string }) => {
-      const created = await operator.createAccount({ name: options.name });
       const amount = parseAmount(options.credits);
+      const operator = await open();
+      const created = await operator.createAccount({ name: options.name });
       if (amount > 0) {
         await operator.changeCredits({
           accountId: created.id,
@@ -200,12 +220,12 @@ export async function runCli(
         accountId: created.id,
         name: `${options.name} default`,
       });
+      const balance = await operator.accountSummary(created.id, 1);
       print(
         {
           account: created,
-          credits: formatCredits(amount),
-          token: issued.token,
-          api_key: issued.apiKey,
+          balance: presentBalance(balance.balance),
+          ...presentCreatedToken(issued),
         },
         `account ${created.id} with ${formatCredits(amount)} credits\n${issued.token}\n(shown once, store it now)`,
       );

@@ -1,19 +1,24 @@
 import { openStore } from '../compose.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { OperatorService } from '../operator/operator-service.ts';
+import type { Store } from '../store/store.ts';
 import { runCli } from './run-cli.ts';
 
-let store;
-try {
-  const { config } = loadConfig();
-  store = await openStore(config);
-} catch (error) {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
-  process.exit(78);
-}
-const code = await runCli(process.argv.slice(2), new OperatorService(store), {
+let store: Store | undefined;
+const openOperator = async (): Promise<OperatorService> => {
+  try {
+    const { config } = loadConfig();
+    // issue 12 §5: never the owner, so every command runs beside a gateway on the same file.
+    store = await openStore(config, { owner: false });
+  } catch (error) {
+    process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+    process.exit(78);
+  }
+  return new OperatorService(store);
+};
+const code = await runCli(process.argv.slice(2), openOperator, {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
 });
-await store.close();
+await store?.close();
 process.exitCode = code;

@@ -38,13 +38,14 @@ describe('admin API under /api/admin (issue 2 §4)', () => {
       reason: 'welcome',
     });
     expect(grant.statusCode).toBe(201);
-    expect(grant.json().balance).toBe('12.500000');
+    expect(grant.json().balance.balance).toBe('12.500000');
     const adjust = await admin('POST', `/api/admin/accounts/${account.id}/credits`, {
       amount: '-0.000001',
       reason: 'rounding fix',
     });
     expect(adjust.json().entry.kind).toBe('adjustment');
-    expect(adjust.json().balance).toBe('12.499999');
+    expect(adjust.json().balance.balance).toBe('12.499999');
+    expect(adjust.json().entry).toMatchObject({ amount: '-0.000001', amount_micro: -1 });
     const noReason = await admin('POST', `/api/admin/accounts/${account.id}/credits`, {
       amount: '1',
       reason: ' ',

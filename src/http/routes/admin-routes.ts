@@ -3,9 +3,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { tokenInterfaces, type TokenInterface } from '../../auth/permissions.ts';
-import { formatCredits, parseCredits } from '../../billing/micro-credits.ts';
+import { parseCredits } from '../../billing/micro-credits.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import type { OperatorService } from '../../operator/operator-service.ts';
+import {
+  presentAccountSummary,
+  presentCreatedToken,
+  presentCreditChange,
+} from '../../operator/present-operator-records.ts';
 
 export interface AdminRouteDependencies {
   operator: OperatorService;
@@ -76,19 +81,7 @@ export async function adminRoutes(
       accountId,
       limit === undefined ? 20 : Math.min(200, Math.max(1, Number(limit) || 20)),
     );
-    return {
-      account: summary.account,
-      balance: {
-        balance: formatCredits(summary.balance.balance),
-        held: formatCredits(summary.balance.held),
-        available: formatCredits(summary.balance.available),
-        balance_micro: summary.balance.balance,
-        held_micro: summary.balance.held,
-        available_micro: summary.balance.available,
-      },
-      ledger: summary.entries,
-      usage: summary.usage,
-    };
+    return presentAccountSummary(summary);
   });
 
   app.post(
@@ -129,11 +122,7 @@ export async function adminRoutes(
         reason: body.reason,
         kind: body.kind ?? (amount < 0 ? 'adjustment' : 'grant'),
       });
-      return reply.code(201).send({
-        entry: result.entry,
-        balance: formatCredits(result.balance.balance),
-        available: formatCredits(result.balance.available),
-      });
+      return reply.code(201).send(presentCreditChange(result));
     },
   );
 
@@ -176,7 +165,7 @@ export async function adminRoutes(
         expiresAt,
         allowedModels: body.allowed_models ?? null,
       });
-      return reply.code(201).send({ token: created.token, api_key: created.apiKey });
+      return reply.code(201).send(presentCreatedToken(created));
     },
   );
 
