@@ -15,9 +15,9 @@ export const ProviderConfigSchema = Type.Object(
     ),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     connectTimeoutMs: Positive(10_000, 'TCP/TLS connect timeout.'),
-    firstByteTimeoutMs: Positive(120_000, 'Time to the upstream response headers.'),
+    firstByteTimeoutMs: Positive(120_000, 'Time from the send to the upstream response headers.'),
     idleTimeoutMs: Positive(300_000, 'Longest silence between two body chunks.'),
-    maxConnections: Positive(256, 'Keep-alive pool size per upstream origin.'),
+    maxConnections: Positive(256, 'Keep-alive pool size of this provider (its own pool).'),
     forwardCompaction: Type.Optional(
       Type.Boolean({
         description:

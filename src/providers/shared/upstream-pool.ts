@@ -1,4 +1,4 @@
-import type { AbortHandle } from '../../shared/abort-handle.ts';
+import { AbortHandle } from '../../shared/abort-handle.ts';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 
@@ -22,40 +22,73 @@ export interface UpstreamRequest {
 export type UpstreamResponse = Dispatcher.ResponseData;
 
 /**
- * Keep-alive pools per upstream origin over undici (not `fetch`, measured ~5× the CPU here).
- * Timeouts: connect, first byte (`headersTimeout`) and idle between body chunks (`bodyTimeout`).
+ * Keep-alive pools over undici (not `fetch`, measured ~5× the CPU here), one per provider: each
+ * provider's timeouts and connection limit apply even when two providers share a base URL (issue
+ * 13 §5; the shipped example has `openai` and `openai-chat` on one URL). A target is a provider's
+ * configuration object, which lives as long as the configuration, so its identity is the key.
+ *
+ * Timeouts: connect (`connectTimeout`), idle between body chunks (`bodyTimeout`) and first byte.
+ * undici's own timers for delays over a second tick in half-seconds and fire up to about a second
+ * late (undici lib/util/timers.js: 1.5 s fired at ~2.0 s), so the first byte has a timer of its own
+ * here, measured from the send (waiting for a connection included) and accurate to the event loop;
+ * undici's `headersTimeout` stays as a backstop, set past it.
  */
 export class UpstreamPools {
-  readonly #pools = new Map<string, { pool: Pool; basePath: string }>();
+  readonly #pools = new Map<UpstreamTarget, { pool: Pool; basePath: string }>();
 
   #poolFor(target: UpstreamTarget): { pool: Pool; basePath: string } {
-    const existing = this.#pools.get(target.baseUrl);
+    const existing = this.#pools.get(target);
     if (existing !== undefined) return existing;
     const url = new URL(target.baseUrl);
     const entry = {
       pool: new Pool(url.origin, {
         connections: target.maxConnections,
         connectTimeout: target.connectTimeoutMs,
-        headersTimeout: target.firstByteTimeoutMs,
+        headersTimeout: target.firstByteTimeoutMs + FIRST_BYTE_BACKSTOP_MS,
         bodyTimeout: target.idleTimeoutMs,
         keepAliveTimeout: 30_000,
         pipelining: 1,
       }),
       basePath: url.pathname.replace(/\/+$/, ''),
     };
-    this.#pools.set(target.baseUrl, entry);
+    this.#pools.set(target, entry);
     return entry;
   }
 
   async send(target: UpstreamTarget, request: UpstreamRequest): Promise<UpstreamResponse> {
     const { pool, basePath } = this.#poolFor(target);
-    return pool.request({
-      method: 'POST',
-      path: `${basePath}${request.path}`,
-      headers: request.headers,
-      body: request.body,
-      signal: request.signal,
-    });
+    // Aborting the request is the only way to stop undici waiting. The caller's signal aborts it
+    // too, through this handle, for as long as the answer's body is read (a client that leaves
+    // mid-stream stops the upstream), so its listener stays after a success.
+    const local = new AbortHandle();
+    const abort = (): void => local.abort();
+    if (request.signal.aborted) local.abort();
+    else request.signal.addEventListener('abort', abort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      local.abort();
+    }, target.firstByteTimeoutMs);
+    try {
+      return await pool.request({
+        method: 'POST',
+        path: `${basePath}${request.path}`,
+        headers: request.headers,
+        body: request.body,
+        signal: local,
+      });
+    } catch (error) {
+      request.signal.removeEventListener('abort', abort);
+      if (timedOut && !request.signal.aborted) throw new undiciErrors.HeadersTimeoutError();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** How many pools are open (one per provider that sent something). */
+  get size(): number {
+    return this.#pools.size;
   }
 
   async close(): Promise<void> {
@@ -63,6 +96,9 @@ export class UpstreamPools {
     this.#pools.clear();
   }
 }
+
+/** undici's headers timer only guards against our own timer never firing; it fires after it. */
+const FIRST_BYTE_BACKSTOP_MS = 2_000;
 
 /** True for failures that mean "could not reach or read the upstream" (spec §7: 502). */
 export function isTransportFailure(error: unknown): boolean {
