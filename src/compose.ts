@@ -35,6 +35,7 @@ import {
 } from './providers/openai-responses/convert-to-openai-input-tokens-request.ts';
 import { openAIResponsesProvider } from './providers/openai-responses/openai-responses-provider.ts';
 import { UpstreamPools } from './providers/shared/upstream-pool.ts';
+import { waitForDependency } from './store/wait-for-dependency.ts';
 import { chatSurface } from './surfaces/chat/chat-surface.ts';
 import { messagesSurface } from './surfaces/messages/messages-surface.ts';
 import { responsesSurface } from './surfaces/responses/responses-surface.ts';
@@ -56,12 +57,22 @@ import { responsesRequestSchema } from './wire/responses/responses-request-schem
  * owns an embedded store (decision 0014); the operator CLI opens it beside the gateway with
  * `owner: false`, going through the durable ledger.
  */
-export async function openStore(config: Config, options: { owner?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  config: Config,
+  options: { owner?: boolean; warn?: StartupWarn } = {},
+): Promise<Store> {
   if (config.store.backend === 'postgres') {
     // Loaded only when configured: the PostgreSQL and Redis clients cost the embedded default
     // tens of megabytes of resident memory it never uses (docs/performance.md).
     const { openPostgresStore } = await import('./store/postgres/open-postgres-store.ts');
-    return openPostgresStore({ connectionString: config.store.postgresUrl as string });
+    const connectionString = config.store.postgresUrl as string;
+    return waitForDependency({
+      dependency: 'PostgreSQL',
+      url: connectionString,
+      waitMs: config.store.connectWaitSeconds * 1000,
+      connect: () => openPostgresStore({ connectionString }),
+      warn: options.warn ?? (() => {}),
+    });
   }
   return openSqliteStore({
     path: path.join(config.dataDir, 'switchyard.sqlite'),
@@ -78,7 +89,12 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** Start-up messages written before the app and its logger exist. */
+export type StartupWarn = (message: string, fields: Record<string, unknown>) => void;
+
 export interface ComposeOptions {
+  /** Told when start-up waits for an unreachable store (issue 13 §4). */
+  warn?: StartupWarn;
   env?: NodeJS.ProcessEnv;
   logger?: FastifyServerOptions['logger'];
   processMetrics?: boolean;
@@ -104,17 +120,23 @@ export async function composeGateway(
     dataDir: config.dataDir,
     sharedStore: config.store.backend === 'postgres',
   });
-  const store = options.store ?? (await openStore(config));
+  const store = options.store ?? (await openStore(config, { warn: options.warn }));
   const catalog = new ModelCatalog(config);
   const authenticator = new Authenticator(store.apiKeys, store.accounts);
   const operator = new OperatorService(store);
   const pools = new UpstreamPools();
   let redis: Redis | undefined;
   let rateLimiter: RateLimiter = new MemoryRateLimiter();
-  if (config.store.redisUrl !== undefined) {
-    const { Redis } = await import('ioredis');
+  // issue 13 §4: Redis holds only the shared rate limits, so without limits it is not used, and
+  // neither readiness nor start-up depends on it.
+  const limited = config.limits.token !== undefined || config.limits.account !== undefined;
+  if (config.store.redisUrl !== undefined && limited) {
     const { RedisRateLimiter } = await import('./store/redis/redis-rate-limiter.ts');
-    redis = new Redis(config.store.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    const { connectRedis } = await import('./store/redis/connect-redis.ts');
+    redis = await connectRedis(config.store.redisUrl, {
+      waitMs: config.store.connectWaitSeconds * 1000,
+      warn: options.warn ?? (() => {}),
+    });
     rateLimiter = new RedisRateLimiter(redis, 'switchyard:limits', {
       onHeartbeatError: (error) =>
         app.log.warn({ err: error }, 'renewing rate-limit leases failed; retrying'),

@@ -1,5 +1,7 @@
+import pino from 'pino';
 import { composeGateway } from './compose.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
+import { DependencyUnreachableError } from './store/wait-for-dependency.ts';
 
 /** Process entry: configuration → composition → listen → graceful shutdown. */
 async function main(): Promise<void> {
@@ -14,10 +16,23 @@ async function main(): Promise<void> {
     throw error;
   }
   const { config, source } = loaded;
-  const gateway = await composeGateway(config, {
-    logger: { level: config.server.logLevel },
-    processMetrics: true,
-  });
+  // Start-up speaks before the app's logger exists, in the same JSON lines.
+  const startupLog = pino({ level: config.server.logLevel });
+  let gateway;
+  try {
+    gateway = await composeGateway(config, {
+      logger: { level: config.server.logLevel },
+      processMetrics: true,
+      warn: (message, fields) => startupLog.warn(fields, message),
+    });
+  } catch (error) {
+    if (!(error instanceof DependencyUnreachableError)) throw error;
+    // issue 13 §4: one line naming the dependency and its address, no stack, no credential.
+    const { dependency, address, reason } = error;
+    startupLog.fatal({ dependency, address, reason }, error.message);
+    startupLog.flush();
+    process.exit(69); // EX_UNAVAILABLE
+  }
   const { app } = gateway;
   app.log.info(
     {

@@ -165,6 +165,12 @@ export const ConfigSchema = Type.Object(
         }),
         postgresUrl: Type.Optional(Type.String({ minLength: 1 })),
         redisUrl: Type.Optional(Type.String({ minLength: 1 })),
+        connectWaitSeconds: Type.Integer({
+          minimum: 0,
+          default: 30,
+          description:
+            'How long start-up retries an unreachable PostgreSQL or Redis before giving up.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,5 +1,9 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError } from '../canonical/generation-error.ts';
+import {
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  isDependencyUnavailable,
+} from '../shared/is-dependency-unavailable.ts';
 import { errorShapeForUrl } from './error-shape.ts';
 import { sendError } from './send-error.ts';
 
@@ -41,13 +45,25 @@ function toApiError(error: FastifyError): ApiError {
   if (error.statusCode === 413) return new ApiError('request_too_large');
   if (error.statusCode === 415) return new ApiError('unsupported_media_type');
   if (error.statusCode === 400) return new ApiError('invalid_request', error.message);
-  return new ApiError('internal');
+  return toDependencyError(error) ?? new ApiError('internal');
+}
+
+/** issue 13 §4: a store the request needs is down → 503 `not_ready`, never a free request. */
+export function toDependencyError(error: unknown): ApiError | undefined {
+  if (!isDependencyUnavailable(error)) return undefined;
+  return new ApiError(
+    'not_ready',
+    'A store this request needs is unreachable; retry with a delay.',
+    { retryAfter: DEPENDENCY_RETRY_AFTER_SECONDS },
+  );
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (apiError.code === 'not_ready') {
+      request.log.warn({ reason: describeFailure(error) }, 'a store is unreachable');
+    } else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, apiError.toGenerationError(), errorShapeForUrl(request.url));
   });
   app.setNotFoundHandler((request, reply) => {
@@ -57,4 +73,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     );
     return sendError(reply, error.toGenerationError(), errorShapeForUrl(request.url));
   });
+}
+
+/** One line, no stack: the outage is the news, and the same trace per request is noise. */
+function describeFailure(error: Error): string {
+  const { code } = error as { code?: unknown };
+  return `${error.name}${typeof code === 'string' ? ` ${code}` : ''}: ${error.message.split('\n')[0] ?? ''}`;
 }

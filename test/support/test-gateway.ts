@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { composeGateway, type Gateway } from '../../src/compose.ts';
+import { composeGateway, type ComposeOptions, type Gateway } from '../../src/compose.ts';
 import type { Config } from '../../src/config/config-schema.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import type { Permission, TokenInterface } from '../../src/auth/permissions.ts';
@@ -27,6 +27,7 @@ export interface TestGateway extends Gateway {
 /** A gateway on a fresh SQLite file, logging into memory, with an optional configuration. */
 export async function startTestGateway(
   rawConfig: Record<string, unknown> = {},
+  options: Pick<ComposeOptions, 'warn' | 'store'> = {},
 ): Promise<TestGateway> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'switchyard-test-'));
   const config = parseConfig({ ...rawConfig, dataDir });
@@ -45,6 +46,7 @@ export async function startTestGateway(
   const gateway = await composeGateway(config, {
     env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: adminToken },
     logger: { level: 'trace', stream },
+    ...options,
   });
   return {
     ...gateway,

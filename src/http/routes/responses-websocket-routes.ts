@@ -15,6 +15,7 @@ import { AbortHandle } from '../../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
 import { requireToken } from '../require-token.ts';
+import { toDependencyError } from '../install-error-handling.ts';
 
 export interface ResponsesWebSocketRouteDependencies {
   authenticator: Authenticator;
@@ -203,6 +204,8 @@ function serveConnection(
           if (error.status >= 500) request.log.warn({ err: error }, 'responses WebSocket turn');
           return sendError(error);
         }
+        const unavailable = toDependencyError(error);
+        if (unavailable !== undefined) return sendError(unavailable);
         request.log.error({ err: error }, 'responses WebSocket turn failed');
         return sendError(new ApiError('internal'));
       })

@@ -14,6 +14,11 @@ export interface PostgresStoreOptions {
    * Lets tests (or several deployments sharing a database) keep to themselves.
    */
   schema?: string;
+  /**
+   * How long a request waits for a new connection before failing (issue 13 §4: a server that
+   * does not answer must give 503, not hang); node-postgres would wait for ever.
+   */
+  connectTimeoutMilliseconds?: number;
   /** Pool size; node-postgres defaults to 10. */
   maxConnections?: number;
   /**
@@ -35,10 +40,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     types: postgresStoreTypes,
+    connectionTimeoutMillis: options.connectTimeoutMilliseconds ?? 5_000,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
     ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
   });
-  pool.on('error', options.onIdleConnectionError ?? (() => {}));
+  const onConnectionError = options.onIdleConnectionError ?? (() => {});
+  pool.on('error', onConnectionError);
+  // A connection cut while checked out (between two queries of a transaction, or just before its
+  // release) emits 'error' on its client, which the pool does not listen to then: without this
+  // listener a PostgreSQL restart would crash the process instead of failing those requests.
+  pool.on('connect', (client) => client.on('error', onConnectionError));
 
   const database = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {

@@ -1,0 +1,41 @@
+import { Redis } from 'ioredis';
+import { waitForDependency } from '../wait-for-dependency.ts';
+
+/**
+ * The gateway's Redis client, connected before the gateway serves (issue 13 §4): start-up waits
+ * up to `waitMs` for Redis, then fails with one line naming its address.
+ *
+ * While serving, a command fails within a few seconds when Redis is down (one retry after a
+ * reconnect, a 2 s connect timeout) instead of queueing for ever, so the request that needs it
+ * answers 503 `not_ready`; the client keeps reconnecting in the background.
+ */
+export async function connectRedis(
+  url: string,
+  options: { waitMs: number; warn(message: string, fields: Record<string, unknown>): void },
+): Promise<Redis> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2_000,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+  });
+  // Each failed command rejects on its own; the event would otherwise print every reconnect
+  // failure, with a stack, as an unhandled error.
+  client.on('error', () => {});
+  try {
+    await waitForDependency({
+      dependency: 'Redis',
+      url,
+      waitMs: options.waitMs,
+      warn: options.warn,
+      connect: async () => {
+        if (client.status === 'wait') await client.connect();
+        await client.ping();
+      },
+    });
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
+  return client;
+}
