@@ -133,10 +133,16 @@ export async function composeGateway(
   if (config.store.redisUrl !== undefined && limited) {
     const { RedisRateLimiter } = await import('./store/redis/redis-rate-limiter.ts');
     const { connectRedis } = await import('./store/redis/connect-redis.ts');
-    redis = await connectRedis(config.store.redisUrl, {
-      waitMs: config.store.connectWaitSeconds * 1000,
-      warn: options.warn ?? (() => {}),
-    });
+    try {
+      redis = await connectRedis(config.store.redisUrl, {
+        waitMs: config.store.connectWaitSeconds * 1000,
+        warn: options.warn ?? (() => {}),
+      });
+    } catch (error) {
+      // The store is ours to close, and the embedded one holds the file's lease.
+      if (options.store === undefined) await store.close();
+      throw error;
+    }
     rateLimiter = new RedisRateLimiter(redis, 'switchyard:limits', {
       onHeartbeatError: (error) =>
         app.log.warn({ err: error }, 'renewing rate-limit leases failed; retrying'),
