@@ -254,6 +254,8 @@ export async function composeGateway(
     },
     {
       bodyLimitBytes: config.server.bodyLimitBytes,
+      requestReceiveTimeoutMs: config.server.requestReceiveTimeoutMs,
+      bodiesInFlightLimitBytes: config.server.bodiesInFlightLimitBytes,
       logger: options.logger ?? false,
       processMetrics: options.processMetrics ?? false,
     },

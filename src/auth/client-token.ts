@@ -8,6 +8,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 export const clientTokenPrefix = 'sy_';
 const randomLength = 32;
 const checksumLength = 6;
+/** The length of every client token, prefix included. */
+export const clientTokenLength = clientTokenPrefix.length + randomLength + checksumLength;
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const tokenPattern = new RegExp(
   `^${clientTokenPrefix}[0-9A-Za-z]{${randomLength + checksumLength}}$`,

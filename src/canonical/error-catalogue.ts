@@ -33,6 +33,17 @@ export const errorCatalogue = {
     message:
       'Credentials are not accepted in the URL. Send the token in the x-api-key or Authorization: Bearer header.',
   },
+  credential_in_body: {
+    status: 400,
+    type: 'invalid_request_error',
+    message:
+      'The body carries a client token. A token is never sent in a body (it would reach the provider); send it in the x-api-key or Authorization: Bearer header.',
+  },
+  json_too_deep: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The JSON body is nested too deeply.',
+  },
   previous_response_not_found: {
     status: 400,
     type: 'invalid_request_error',
@@ -84,6 +95,11 @@ export const errorCatalogue = {
     message: 'Method not allowed.',
   },
   conflict: { status: 409, type: 'invalid_request_error', message: 'Conflict.' },
+  request_timeout: {
+    status: 408,
+    type: 'timeout_error',
+    message: 'The request did not arrive in time; the connection is closed.',
+  },
   image_result_deleted: {
     status: 410,
     type: 'invalid_request_error',
@@ -110,6 +126,11 @@ export const errorCatalogue = {
     status: 502,
     type: 'api_error',
     message: 'The upstream provider could not be reached or its answer could not be read.',
+  },
+  bodies_in_flight_full: {
+    status: 503,
+    type: 'overloaded_error',
+    message: 'The gateway is receiving too many request bodies at once; retry with a delay.',
   },
   not_ready: {
     status: 503,

@@ -146,6 +146,17 @@ export const ConfigSchema = Type.Object(
         host: Type.String({ default: '0.0.0.0' }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
         bodyLimitBytes: Positive(32 * 1024 * 1024, 'Largest accepted request body.'),
+        // issue 13 §1: what a slow, stalled or flooding client can hold (docs/operations.md).
+        requestReceiveTimeoutMs: Type.Integer({
+          minimum: 0,
+          default: 60_000,
+          description:
+            'Longest time to receive a whole request (headers and body); 408 and the connection closed beyond it. 0 disables.',
+        }),
+        bodiesInFlightLimitBytes: Positive(
+          256 * 1024 * 1024,
+          'Bytes of JSON request bodies being received at once, across all connections; 503 beyond it.',
+        ),
         publicBaseUrl: Type.Optional(Type.String({ minLength: 1 })),
         shutdownGraceMs: Positive(15_000, 'How long in-flight requests may finish on SIGTERM.'),
         logLevel: Type.Union(

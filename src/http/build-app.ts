@@ -1,21 +1,21 @@
 import { randomHex } from '../shared/random-hex.ts';
-import Fastify, {
-  LogController,
-  type FastifyInstance,
-  type FastifyRequest,
-  type FastifyServerOptions,
-} from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { stdSerializers } from 'pino';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
+import { redactClientTokens } from '../auth/find-client-token.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { OperatorService } from '../operator/operator-service.ts';
-import { parseRequestJson } from '../shared/json-source.ts';
+import { answerClientError } from './answer-client-error.ts';
+import { BodyByteBudget } from './body-byte-budget.ts';
+import { deferContinue } from './defer-continue.ts';
 import { errorShapeForUrl } from './error-shape.ts';
 import { createHttpMetrics, installHttpMetrics, type HttpMetrics } from './http-metrics.ts';
 import { installErrorHandling } from './install-error-handling.ts';
-import { hasCredentialInQuery, redactUrl } from './redact-url.ts';
+import { installJsonBodyParser } from './read-json-body.ts';
+import { hasCredentialInUrl, redactUrl } from './redact-url.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
 import { healthRoutes } from './routes/health-routes.ts';
 import { modelRoutes } from './routes/model-routes.ts';
@@ -34,6 +34,10 @@ export interface AppDependencies {
 
 export interface AppOptions {
   bodyLimitBytes: number;
+  /** Longest time to receive a whole request, headers and body; 0 disables (issue 13 §1). */
+  requestReceiveTimeoutMs?: number;
+  /** Bytes of request bodies being received at once, across all requests (issue 13 §1). */
+  bodiesInFlightLimitBytes?: number;
   /** pino options or an instance; `false` for none. */
   logger: FastifyServerOptions['logger'];
   /** Collect process metrics (only one app per process should). */
@@ -41,6 +45,24 @@ export interface AppOptions {
 }
 
 export const contractVersion = '1.0.0';
+
+/** Defaults of `server.requestReceiveTimeoutMs` and `server.bodiesInFlightLimitBytes`. */
+export const defaultRequestReceiveTimeoutMs = 60_000;
+export const defaultBodiesInFlightLimitBytes = 256 * 1024 * 1024;
+
+/**
+ * Node checks the request timeout on an interval (30 s by default), so a timeout fires up to one
+ * interval late: check often enough that it fires within about a second, or a tenth of a short
+ * timeout. The headers timeout may not exceed the request timeout.
+ */
+function receiveTimeoutHttpOptions(timeoutMs: number) {
+  if (timeoutMs === 0) return { requestTimeout: 0 };
+  return {
+    requestTimeout: timeoutMs,
+    headersTimeout: Math.min(60_000, timeoutMs),
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(timeoutMs / 10))),
+  };
+}
 
 /** pino redaction: credential headers never reach a log line, whatever a serializer does. */
 export const redactedLogPaths = [
@@ -65,15 +87,26 @@ export async function buildApp(
             req(request: { method: string; url: string; id: string }) {
               return { method: request.method, url: redactUrl(request.url), requestId: request.id };
             },
+            // spec §5.4: an error message or stack may quote a URL or a body; no token survives.
+            err(error: Error) {
+              const serialized = stdSerializers.err(error);
+              serialized.message = redactClientTokens(serialized.message);
+              serialized.stack = redactClientTokens(serialized.stack);
+              return serialized;
+            },
           },
         };
+  const receiveTimeoutMs = options.requestReceiveTimeoutMs ?? defaultRequestReceiveTimeoutMs;
   const app = Fastify({
     logger,
     bodyLimit: options.bodyLimitBytes,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     genReqId: () => `req_${randomHex(12)}`,
-    // Streams may run for minutes; the upstream timeouts bound them, not the server.
-    requestTimeout: 0,
+    // Node's request timeout bounds receiving a request (headers and body) and stops counting
+    // once the request is complete, so answers streamed for minutes are not cut (issue 13 §1).
+    requestTimeout: receiveTimeoutMs,
+    http: receiveTimeoutHttpOptions(receiveTimeoutMs),
+    clientErrorHandler: answerClientError,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Bodies are forwarded as sent on the fast path: validation must never rewrite them.
@@ -90,34 +123,17 @@ export async function buildApp(
 
   installErrorHandling(app);
 
-  // JSON bodies only; a wrong content type is 415 (Fastify would otherwise parse text/plain).
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    /^application\/([\w.+-]*\+)?json\s*(;.*)?$/i,
-    { parseAs: 'string' },
-    (
-      _request: FastifyRequest,
-      body: string | Buffer,
-      done: (error: Error | null, value?: unknown) => void,
-    ) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8');
-      if (text === '') {
-        done(new ApiError('invalid_json', 'The JSON body is empty.'));
-        return;
-      }
-      try {
-        done(null, parseRequestJson(text));
-      } catch (error) {
-        done(new ApiError('invalid_json', `Malformed JSON body: ${(error as Error).message}.`));
-      }
-    },
-  );
+  deferContinue(app.server);
+  installJsonBodyParser(app, {
+    bodyLimitBytes: options.bodyLimitBytes,
+    budget: new BodyByteBudget(options.bodiesInFlightLimitBytes ?? defaultBodiesInFlightLimitBytes),
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('request-id', request.id);
     reply.header('x-request-id', request.id);
     // spec §5.4: a token never travels in a URL; refuse it before anything reads it.
-    if (hasCredentialInQuery(request.query)) {
+    if (hasCredentialInUrl(request.url, request.query)) {
       return sendError(
         reply,
         new ApiError('credential_in_query').toGenerationError(),

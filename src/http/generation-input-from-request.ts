@@ -14,7 +14,7 @@ function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortHa
   return controller;
 }
 
-/** The generation input of an authenticated HTTP request (the preHandler set its principal). */
+/** The generation input of an authenticated HTTP request (its onRequest hook set the principal). */
 export function generationInputFromRequest(
   request: FastifyRequest,
   reply: FastifyReply,

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import { readCredential } from '../auth/authenticator.ts';
 import type { Permission, TokenInterface } from '../auth/permissions.ts';
@@ -10,15 +10,17 @@ declare module 'fastify' {
 }
 
 /**
- * A preHandler that authenticates the client token for a route (spec §4, §5). With `optional`,
- * a request without any credential passes unauthenticated (the public model list), but a
- * credential that is sent must be valid.
+ * An onRequest hook that authenticates the client token for a route (spec §4, §5). onRequest
+ * runs on the headers, before Fastify reads any byte of the body (issue 13 §1): a request with a
+ * bad token is refused without buffering or parsing what it sends. With `optional`, a request
+ * without any credential passes unauthenticated (the public model list), but a credential that
+ * is sent must be valid.
  */
 export function requireToken(
   authenticator: Authenticator,
   permission: Permission,
   options: { interface?: TokenInterface; optional?: boolean; now?: () => number } = {},
-): preHandlerAsyncHookHandler {
+): onRequestAsyncHookHandler {
   const requirement = { permission, interface: options.interface ?? 'credits' };
   const now = options.now ?? Date.now;
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply) {

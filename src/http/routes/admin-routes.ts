@@ -47,7 +47,8 @@ export async function adminRoutes(
   const { operator, authenticator } = dependencies;
   const adminDigest =
     dependencies.adminToken === undefined ? undefined : digest(dependencies.adminToken);
-  app.addHook('preHandler', async (request) => checkAdmin(request, adminDigest));
+  // onRequest: the operator credential is checked before any body is read (issue 13 §1).
+  app.addHook('onRequest', async (request) => checkAdmin(request, adminDigest));
 
   app.post(
     '/api/admin/accounts',

@@ -39,7 +39,7 @@ export async function compactionRoutes(
     app.post(
       url,
       {
-        preHandler: requireToken(authenticator, 'inference:create'),
+        onRequest: requireToken(authenticator, 'inference:create'),
         schema: {
           hide: true,
           body: responsesCompactRequestSchema,

@@ -19,6 +19,7 @@ import {
 import { limitBodyBytes } from '../../connected/limit-body-bytes.ts';
 import { relayWebSocket, type WebSocketTarget } from '../../connected/relay-websocket.ts';
 import { isTimeout, isTransportFailure } from '../../providers/shared/upstream-pool.ts';
+import { acceptBody } from '../defer-continue.ts';
 
 export interface ConnectedRouteDependencies {
   authenticator: Authenticator;
@@ -77,7 +78,10 @@ export async function connectedRoutes(
 
   // The body passes through untouched, whatever its type: no parser reads it here.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  app.addContentTypeParser('*', (request, payload, done) => {
+    acceptBody(request.raw);
+    done(null, payload);
+  });
 
   const forwarder = transcribe === undefined ? undefined : new TranscriptionForwarder(transcribe);
   if (forwarder !== undefined) app.addHook('onClose', async () => forwarder.close());

@@ -51,7 +51,7 @@ export async function generationRoutes(
     app.post(
       url,
       {
-        preHandler: inference,
+        onRequest: inference,
         schema: {
           ...(operationId === undefined ? { hide: true } : { operationId }),
           body,
@@ -97,7 +97,7 @@ export async function generationRoutes(
   app.post(
     '/v1/messages/count_tokens',
     {
-      preHandler: requireToken(authenticator, 'inference:inspect'),
+      onRequest: requireToken(authenticator, 'inference:inspect'),
       schema: {
         operationId: 'countMessageTokens',
         body: schemas.countTokensRequest,

@@ -72,7 +72,7 @@ export async function modelRoutes(
   app.get(
     '/v1/models',
     {
-      preHandler: requireToken(authenticator, 'model:read', { optional: true }),
+      onRequest: requireToken(authenticator, 'model:read', { optional: true }),
       schema: {
         operationId: 'listModels',
         summary: 'List the models this gateway serves (public credits catalog).',
@@ -112,7 +112,7 @@ export async function modelRoutes(
   app.get(
     '/v1/models/:model_id',
     {
-      preHandler: requireToken(authenticator, 'model:read', { optional: true }),
+      onRequest: requireToken(authenticator, 'model:read', { optional: true }),
       schema: { hide: true },
     },
     async (request) => {

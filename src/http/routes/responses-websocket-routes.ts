@@ -16,6 +16,7 @@ import { parseUntrustedJson } from '../../shared/parse-json.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
 import { requireToken } from '../require-token.ts';
 import { toDependencyError } from '../install-error-handling.ts';
+import { parseClientJson } from '../parse-client-json.ts';
 
 export interface ResponsesWebSocketRouteDependencies {
   authenticator: Authenticator;
@@ -113,9 +114,10 @@ function serveConnection(
     if (bytes > dependencies.maxFrameBytes) return new ApiError('request_too_large');
     let frame: unknown;
     try {
-      frame = parseUntrustedJson(text);
+      // The same checks as an HTTP body: no token in it (spec §5.4), a bounded depth.
+      frame = parseClientJson(text, 'frame');
     } catch (error) {
-      return new ApiError('invalid_json', `Malformed JSON frame: ${(error as Error).message}.`);
+      return error as ApiError;
     }
     if (!isRecord(frame) || frame.type !== 'response.create') {
       const type = isRecord(frame) ? JSON.stringify(frame.type) : 'none';
@@ -242,7 +244,7 @@ export async function responsesWebSocketRoutes(
     app.route({
       method: 'GET',
       url: path,
-      preHandler: authenticate,
+      onRequest: authenticate,
       schema: { hide: true },
       // Reached only without an upgrade.
       handler: async (_request, reply) => {

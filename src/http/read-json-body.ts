@@ -1,0 +1,108 @@
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../canonical/generation-error.ts';
+import type { BodyByteBudget } from './body-byte-budget.ts';
+import { acceptBody } from './defer-continue.ts';
+import { parseClientJson } from './parse-client-json.ts';
+
+export interface JsonBodyLimits {
+  /** Largest body of one request (Fastify's bodyLimit). */
+  bodyLimitBytes: number;
+  /** Bytes of bodies being received at once, across all requests. */
+  budget: BodyByteBudget;
+}
+
+type Done = (error: Error | null, value?: unknown) => void;
+
+const jsonContentType = /^application\/([\w.+-]*\+)?json\s*(;.*)?$/i;
+
+/**
+ * JSON bodies only; a wrong content type is 415 (Fastify would otherwise parse text/plain).
+ * The body is read here rather than by Fastify's own reader so that its bytes count against the
+ * shared budget while they arrive (issue 13 §1): a body that would not fit is refused with 503,
+ * a body over the per-request limit with 413, in both cases before it is buffered whole.
+ */
+export function installJsonBodyParser(app: FastifyInstance, limits: JsonBodyLimits): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(jsonContentType, (request: FastifyRequest, payload: Readable, done) =>
+    readJsonBody(request, payload, limits, done as Done),
+  );
+}
+
+function readJsonBody(
+  request: FastifyRequest,
+  payload: Readable,
+  limits: JsonBodyLimits,
+  done: Done,
+): void {
+  const { bodyLimitBytes, budget } = limits;
+  const declared = Number(request.headers['content-length']);
+  if (declared > bodyLimitBytes) {
+    done(new ApiError('request_too_large'));
+    return;
+  }
+  // A declared length is reserved whole, so a body that cannot fit is refused before any byte.
+  let reserved = 0;
+  if (declared > 0) {
+    if (!budget.tryReserve(declared)) {
+      done(budgetFull());
+      return;
+    }
+    reserved = declared;
+  }
+  acceptBody(request.raw);
+
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const finish = (error: Error | null, value?: unknown) => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onAbort);
+    payload.removeListener('close', onAbort);
+    budget.release(reserved);
+    reserved = 0;
+    done(error, value);
+  };
+  function onData(chunk: Buffer) {
+    received += chunk.length;
+    if (received > bodyLimitBytes) {
+      finish(new ApiError('request_too_large'));
+      return;
+    }
+    // A chunked body (no content-length) reserves as it arrives.
+    if (received > reserved) {
+      if (!budget.tryReserve(received - reserved)) {
+        finish(budgetFull());
+        return;
+      }
+      reserved = received;
+    }
+    chunks.push(chunk);
+  }
+  function onEnd() {
+    const text =
+      chunks.length === 1
+        ? (chunks[0] as Buffer).toString('utf8')
+        : Buffer.concat(chunks, received).toString('utf8');
+    chunks.length = 0;
+    let value: unknown;
+    try {
+      value = parseClientJson(text, 'body');
+    } catch (error) {
+      finish(error as Error);
+      return;
+    }
+    finish(null, value);
+  }
+  function onAbort(error?: Error) {
+    finish(error ?? new ApiError('invalid_json', 'The request body ended before it was complete.'));
+  }
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onAbort);
+  payload.on('close', onAbort);
+}
+
+function budgetFull(): ApiError {
+  return new ApiError('bodies_in_flight_full', undefined, { retryAfter: 1 });
+}
