@@ -35,7 +35,9 @@ function readJsonBody(
   limits: JsonBodyLimits,
   done: Done,
 ): void {
-  const { bodyLimitBytes, budget } = limits;
+  const { budget } = limits;
+  // A body that could never fit in the budget, even alone, is too large rather than early.
+  const bodyLimitBytes = Math.min(limits.bodyLimitBytes, budget.limitBytes);
   const declared = Number(request.headers['content-length']);
   if (declared > bodyLimitBytes) {
     done(new ApiError('request_too_large'));
