@@ -27,6 +27,7 @@ export interface FakeDialectRenderer {
    * The complete event sequence, terminator included; with `reply.midStreamError` the events
    * after `afterEvents` are replaced by the dialect's error event.
    */
-  renderStream(reply: ResolvedReply, context: RenderContext): SseFrame[];
+  /** Absent for an endpoint without a streaming form: `stream: true` gets the JSON answer. */
+  renderStream?(reply: ResolvedReply, context: RenderContext): SseFrame[];
   renderErrorBody(status: number, details: ErrorDetails): unknown;
 }

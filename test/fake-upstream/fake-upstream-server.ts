@@ -162,7 +162,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       createdAt: Math.floor(Date.now() / 1000),
     };
     const replyHeaders = { ...headers, ...reply.headers };
-    if (body.stream !== true) {
+    if (body.stream !== true || renderer.renderStream === undefined) {
       const rendered = renderer.renderJson(resolved, context);
       return writeJsonReply(response, 200, replyHeaders, rendered, reply.delayMs);
     }

@@ -44,9 +44,6 @@ export const responsesCompactionRenderer: FakeDialectRenderer = {
   dialect: 'responses',
   requestIdHeader: 'x-request-id',
   renderJson,
-  // The endpoint has no streaming form; a `stream` field gets the JSON answer all the same.
-  renderStream: () => {
-    throw new Error('fake-upstream: /v1/responses/compact does not stream');
-  },
+  // The endpoint has no streaming form (no renderStream): a `stream` field gets the JSON answer.
   renderErrorBody: renderOpenAiErrorBody,
 };
