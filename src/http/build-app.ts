@@ -56,7 +56,7 @@ export const defaultBodiesInFlightLimitBytes = 256 * 1024 * 1024;
  * timeout. The headers timeout may not exceed the request timeout.
  */
 function receiveTimeoutHttpOptions(timeoutMs: number) {
-  if (timeoutMs === 0) return { requestTimeout: 0 };
+  if (timeoutMs === 0) return { requestTimeout: 0, headersTimeout: 60_000 };
   return {
     requestTimeout: timeoutMs,
     headersTimeout: Math.min(60_000, timeoutMs),
