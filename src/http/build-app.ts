@@ -1,11 +1,9 @@
 import { randomHex } from '../shared/random-hex.ts';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { stdSerializers } from 'pino';
 import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import type { Authenticator } from '../auth/authenticator.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
-import { redactClientTokens } from '../auth/find-client-token.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { OperatorService } from '../operator/operator-service.ts';
 import { answerClientError } from './answer-client-error.ts';
@@ -15,7 +13,8 @@ import { errorShapeForUrl } from './error-shape.ts';
 import { createHttpMetrics, installHttpMetrics, type HttpMetrics } from './http-metrics.ts';
 import { installErrorHandling } from './install-error-handling.ts';
 import { installJsonBodyParser } from './read-json-body.ts';
-import { hasCredentialInUrl, redactUrl } from './redact-url.ts';
+import { logSerializers } from './log-serializers.ts';
+import { hasCredentialInUrl } from './redact-url.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
 import { healthRoutes } from './routes/health-routes.ts';
 import { modelRoutes } from './routes/model-routes.ts';
@@ -83,18 +82,7 @@ export async function buildApp(
       : {
           ...(typeof options.logger === 'object' ? options.logger : {}),
           redact: redactedLogPaths,
-          serializers: {
-            req(request: { method: string; url: string; id: string }) {
-              return { method: request.method, url: redactUrl(request.url), requestId: request.id };
-            },
-            // spec §5.4: an error message or stack may quote a URL or a body; no token survives.
-            err(error: Error) {
-              const serialized = stdSerializers.err(error);
-              serialized.message = redactClientTokens(serialized.message);
-              serialized.stack = redactClientTokens(serialized.stack);
-              return serialized;
-            },
-          },
+          serializers: logSerializers,
         };
   const receiveTimeoutMs = options.requestReceiveTimeoutMs ?? defaultRequestReceiveTimeoutMs;
   const app = Fastify({
