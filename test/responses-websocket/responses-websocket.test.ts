@@ -214,6 +214,44 @@ describe('responses over WebSocket (spec §4.13) with the openai SDK client', ()
     });
   });
 
+  it('refuses a frame carrying a client token or nested too deeply, as an HTTP body would be', async () => {
+    const { generateClientToken } = await import('../../src/auth/client-token.ts');
+    const socket = bed.connect();
+    const withToken = await turn(socket, {
+      model: wsModels.chat,
+      input: `my key is ${generateClientToken().token}`,
+      store: false,
+    });
+    expect(withToken).toEqual([
+      expect.objectContaining({
+        type: 'error',
+        status: 400,
+        error: expect.objectContaining({ code: 'credential_in_body' }),
+      }),
+    ]);
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 200; level += 1) deep = { a: deep };
+    const tooDeep = await turn(socket, {
+      model: wsModels.chat,
+      input: 'Hi',
+      store: false,
+      metadata: deep as Record<string, string>,
+    });
+    expect(tooDeep).toEqual([
+      expect.objectContaining({
+        type: 'error',
+        status: 400,
+        error: expect.objectContaining({
+          code: 'json_too_deep',
+          message: expect.stringContaining('frame.metadata.a.a'),
+        }),
+      }),
+    ]);
+    expect(bed.generationRequests()).toHaveLength(0);
+    const after = await turn(socket, { model: wsModels.chat, input: 'Hi', store: false });
+    expect(types(after).at(-1)).toBe('response.completed');
+  });
+
   it('keeps a store:true turn beyond the connection, for HTTP to continue', async () => {
     const socket = bed.connect();
     bed.fake.enqueue({ output: [{ text: 'Kept.' }] });
