@@ -63,6 +63,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     const apiError = toApiError(error);
     if (apiError.code === 'not_ready') {
       request.log.warn({ reason: describeFailure(error) }, 'a store is unreachable');
+    } else if (apiError.code === 'bodies_in_flight_full') {
+      // Shedding load is the gateway working as configured (issue 13 §1), not a failure.
+      request.log.warn('request body refused: budget full');
     } else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, apiError.toGenerationError(), errorShapeForUrl(request.url));
   });

@@ -96,8 +96,9 @@ function readJsonBody(
     }
     finish(null, value);
   }
-  function onAbort(error?: Error) {
-    finish(error ?? new ApiError('invalid_json', 'The request body ended before it was complete.'));
+  // The client went away mid-body (or its stream failed): its mistake, never a 500 in the log.
+  function onAbort() {
+    finish(new ApiError('invalid_json', 'The request body ended before it was complete.'));
   }
   payload.on('data', onData);
   payload.on('end', onEnd);
