@@ -1,8 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../canonical/generation-error.ts';
-import { renderErrorBody } from '../canonical/generation-error.ts';
+import { ApiError, renderErrorBody } from '../canonical/generation-error.ts';
 import { errorShapeForUrl } from './error-shape.ts';
 
 /** What Node keeps on a connection's socket: the request being parsed and the response. */
