@@ -1,5 +1,11 @@
 import { toPriceTable, type PriceTable } from '../billing/price-table.ts';
-import type { Config, ModelConfig, ProviderConfig } from '../config/config-schema.ts';
+import type {
+  Config,
+  ModelConfig,
+  ProviderConfig,
+  TokenizerName,
+} from '../config/config-schema.ts';
+import { chooseTokenizer } from './choose-tokenizer.ts';
 
 export interface Deployment {
   providerId: string;
@@ -7,6 +13,8 @@ export interface Deployment {
   upstreamModel: string;
   /** `provider/upstream-model`, as usage records name it. */
   label: string;
+  /** The local tokenizer for the upstream model's prompts (OpenAI-style deployments only). */
+  tokenizer?: TokenizerName;
 }
 
 export interface CatalogModel {
@@ -45,12 +53,17 @@ export class ModelCatalog {
       maxOutputTokens: model.maxOutputTokens,
       pricing: model.pricing,
       prices: toPriceTable(model.pricing),
-      deployments: model.deployments.map((deployment) => ({
-        providerId: deployment.provider,
-        provider: config.providers[deployment.provider] as ProviderConfig,
-        upstreamModel: deployment.upstreamModel,
-        label: `${deployment.provider}/${deployment.upstreamModel}`,
-      })),
+      deployments: model.deployments.map((deployment) => {
+        const provider = config.providers[deployment.provider] as ProviderConfig;
+        const tokenizer = chooseTokenizer(provider, deployment.upstreamModel, deployment.tokenizer);
+        return {
+          providerId: deployment.provider,
+          provider,
+          upstreamModel: deployment.upstreamModel,
+          label: `${deployment.provider}/${deployment.upstreamModel}`,
+          ...(tokenizer !== undefined ? { tokenizer } : {}),
+        };
+      }),
       ignoreFields: new Set(model.ignoreFields ?? []),
     }));
     this.#byId = new Map(this.#models.map((model) => [model.id, model]));

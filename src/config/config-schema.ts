@@ -30,8 +30,24 @@ export const ProviderConfigSchema = Type.Object(
           'OpenAI-style providers only: the upstream implements /v1/responses/input_tokens, used for count_tokens and for the prompt size at the start of a message-style stream (default: every openai-responses provider, and an openai-chat provider at api.openai.com).',
       }),
     ),
+    tokenizePath: Type.Optional(
+      Type.String({
+        pattern: '^/',
+        description:
+          "openai-chat only: the upstream's tokenize route for chat messages (vLLM: /tokenize), used by count_tokens.",
+      }),
+    ),
   },
   { additionalProperties: false },
+);
+
+/** The local tokenizers (gpt-tokenizer) an OpenAI-style deployment's prompt can be counted with. */
+export const TokenizerSchema = Type.Union(
+  [Type.Literal('o200k_base'), Type.Literal('cl100k_base'), Type.Literal('none')],
+  {
+    description:
+      'OpenAI-style deployments only: the encoding of the upstream model (default: from its name).',
+  },
 );
 
 /** Prices in credits per million tokens (1 credit = 1 USD unless configured otherwise). */
@@ -48,6 +64,7 @@ export const ModelConfigSchema = Type.Object(
         {
           provider: Type.String({ minLength: 1 }),
           upstreamModel: Type.String({ minLength: 1 }),
+          tokenizer: Type.Optional(TokenizerSchema),
         },
         { additionalProperties: false },
       ),
@@ -246,5 +263,6 @@ export const ConfigSchema = Type.Object(
 export type Config = Static<typeof ConfigSchema>;
 export type ProviderConfig = Static<typeof ProviderConfigSchema>;
 export type ModelConfig = Static<typeof ModelConfigSchema>;
+export type TokenizerName = Exclude<Static<typeof TokenizerSchema>, 'none'>;
 export type LimitSet = Static<typeof LimitSetSchema>;
 export type ConnectedConfig = Static<typeof ConnectedConfigSchema>;

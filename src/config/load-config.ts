@@ -75,6 +75,13 @@ function checkReferences(config: Config): void {
         problems.push(
           `models[${modelIndex}].deployments[${deploymentIndex}].provider: no provider named "${deployment.provider}"`,
         );
+      } else if (
+        deployment.tokenizer !== undefined &&
+        config.providers[deployment.provider]?.kind === 'anthropic'
+      ) {
+        problems.push(
+          `models[${modelIndex}].deployments[${deploymentIndex}].tokenizer: an anthropic upstream counts its own prompts`,
+        );
       }
     });
     for (const [kind, price] of Object.entries(model.pricing)) {
@@ -106,6 +113,9 @@ function checkReferences(config: Config): void {
       problems.push(
         `providers.${name}.countInputTokens: an anthropic provider is counted through its own count_tokens`,
       );
+    }
+    if (provider.tokenizePath !== undefined && provider.kind !== 'openai-chat') {
+      problems.push(`providers.${name}.tokenizePath: only an openai-chat provider has one`);
     }
   }
   // Installers write this URL into client configuration (docs/installers.md).

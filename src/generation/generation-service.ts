@@ -16,7 +16,10 @@ import {
 import type { SurfaceCodec, SurfaceName } from '../surfaces/surface-codec.ts';
 import { BillingSession, type BillingDependencies } from './billing-session.ts';
 import { detectRequiredCapabilities } from './detect-required-capabilities.ts';
+import { countCallTokens, estimateTextTokens } from './count-call-tokens.ts';
 import { estimateInputTokens } from './estimate-input-tokens.ts';
+import type { PromptTokenizers } from './load-prompt-tokenizers.ts';
+import { PromptSizeAtStart } from './prompt-size-at-start.ts';
 import { isIgnoredField } from './match-ignored-field.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import { readPromptCacheMode } from './prompt-cache-mode.ts';
@@ -45,6 +48,8 @@ export interface GenerationDependencies {
   turnHooks?: Partial<Record<SurfaceName, GenerationTurnHook>>;
   /** The upstream's own prompt count, for streams whose first event must carry it. */
   promptCounter?: PromptCounter;
+  /** Local tokenizers of the deployments' models, for the same (load-prompt-tokenizers.ts). */
+  promptTokenizers?: PromptTokenizers;
 }
 
 export interface PromptCounter {
@@ -234,22 +239,31 @@ export class GenerationService {
     const upstreamAbort = new AbortHandle();
     const onClientGone = () => upstreamAbort.abort();
     input.signal.addEventListener('abort', onClientGone, { once: true });
-    // The count runs beside the call, so it costs the stream no more than its own latency.
-    const countPrompt = (attempt: PlannedAttempt | undefined) =>
-      stream && surface.inputUsageAtStart === true && attempt?.call !== undefined
-        ? this.#dependencies.promptCounter?.countPrompt(
-            attempt.deployment,
-            attempt.call,
-            input.headers,
-            upstreamAbort,
-          )
-        : undefined;
-    let promptCount = countPrompt(attempts[0]);
+    // decisions/0003: a message-style stream from an OpenAI-style upstream starts at once, with
+    // the best prompt size known then; the upstream's count runs beside the call.
+    const sizePrompt = (attempt: PlannedAttempt | undefined) => {
+      if (!stream || surface.inputUsageAtStart !== true || attempt?.call === undefined) return;
+      const { deployment, call } = attempt;
+      const countText =
+        (deployment.tokenizer && this.#dependencies.promptTokenizers?.get(deployment.tokenizer)) ||
+        estimateTextTokens;
+      return new PromptSizeAtStart(
+        this.#dependencies.promptCounter?.countPrompt(
+          deployment,
+          call,
+          input.headers,
+          upstreamAbort,
+        ),
+        () => countCallTokens(call, countText),
+      );
+    };
+    let promptSize = sizePrompt(attempts[0]);
     let answered: { attempt: PlannedAttempt; response: UpstreamResponse };
     try {
       answered = await this.#callWithFallback(attempts, input.headers, stream, upstreamAbort);
     } catch (error) {
       input.signal.removeEventListener('abort', onClientGone);
+      promptSize?.discard();
       const status = error instanceof ApiError ? error.status : 500;
       await session.end({
         usage: undefined,
@@ -261,7 +275,10 @@ export class GenerationService {
     }
 
     const { attempt, response } = answered;
-    if (attempt !== attempts[0]) promptCount = countPrompt(attempt);
+    if (attempt !== attempts[0]) {
+      promptSize?.discard();
+      promptSize = sizePrompt(attempt);
+    }
     const headers: Record<string, string> = {};
     if (ignored.length > 0) headers['x-switchyard-ignored-fields'] = ignored.join(', ');
     const context: StreamContext = {
@@ -305,7 +322,7 @@ export class GenerationService {
           context,
           this.#dependencies.providers[attempt.deployment.provider.kind],
           attempt.call as GenerationCall,
-          promptCount,
+          promptSize,
         );
     return { kind: 'stream', headers, events };
   }

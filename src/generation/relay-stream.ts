@@ -9,6 +9,7 @@ import { isTimeout, type UpstreamResponse } from '../providers/shared/upstream-p
 import type { SurfaceCodec, SurfaceEncodeContext } from '../surfaces/surface-codec.ts';
 import type { BillingSession, SessionEnd } from './billing-session.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
+import type { PromptSizeAtStart } from './prompt-size-at-start.ts';
 import { serializeSurfaceEvent, serializeUpstreamEvent } from './serialize-sse.ts';
 
 export interface StreamContext {
@@ -129,69 +130,17 @@ function countDelivered(part: StreamPart): number {
   }
 }
 
-/** The prompt's usage as the first event reports it: input only, no output yet. */
-function inputOnly(usage: Usage): Usage {
-  return { ...usage, outputTokens: { total: 0, reasoning: 0 } };
-}
-
 /**
- * For a surface whose first event carries the prompt size (message_start), holds the parts back
- * until that size is known: from the upstream's own start (Anthropic), from its count
- * (`promptCount`, asked beside the call), or, failing both, from the usage at its finish, in which
- * case the answer arrives all at once rather than report a prompt of 0 (CLIENTS.md).
+ * The first parts of a stream for a surface whose first event carries the prompt size
+ * (message_start): the upstream's own start usage where it gave one, else the best size known now
+ * (decisions/0003). Nothing is held back.
  */
-class StartUsageGate {
-  #held: StreamPart[] | undefined;
-  #promptCount: Promise<number | undefined> | undefined;
-
-  constructor(needed: boolean, promptCount: Promise<number | undefined> | undefined) {
-    this.#held = needed ? [] : undefined;
-    this.#promptCount = promptCount;
-  }
-
-  /** True until the prompt size is known; only then does `pass` need awaiting. */
-  get holding(): boolean {
-    return this.#held !== undefined;
-  }
-
-  /** The parts that may go out now. */
-  async pass(parts: StreamPart[]): Promise<StreamPart[]> {
-    const held = this.#held;
-    if (held === undefined) return parts;
-    held.push(...parts);
-    let known = knownInputUsage(held);
-    if (known === undefined && this.#promptCount !== undefined && held.length > 0) {
-      const counted = await this.#promptCount;
-      this.#promptCount = undefined;
-      if (counted !== undefined) known = usageFromParts({ noCache: counted, output: 0 });
-    }
-    return known === undefined ? [] : this.#release(known);
-  }
-
-  /** Whatever is still held, at the end or on a failure, with the best usage known by then. */
-  flush(): StreamPart[] {
-    const held = this.#held;
-    if (held === undefined) return [];
-    return this.#release(knownInputUsage(held));
-  }
-
-  #release(usage: Usage | undefined): StreamPart[] {
-    const held = this.#held ?? [];
-    this.#held = undefined;
-    if (usage === undefined) return held;
-    const start = held.findIndex((part) => part.type === 'response-start');
-    if (start === -1) return [{ type: 'response-start', usage }, ...held];
-    held[start] = { ...(held[start] as StreamPart & { type: 'response-start' }), usage };
-    return held;
-  }
-}
-
-function knownInputUsage(parts: StreamPart[]): Usage | undefined {
-  for (const part of parts) {
-    if (part.type === 'response-start' && part.usage !== undefined) return part.usage;
-    if (part.type === 'finish') return inputOnly(part.usage);
-  }
-  return undefined;
+function withStartUsage(parts: StreamPart[], promptSize: PromptSizeAtStart): StreamPart[] {
+  const first = parts[0];
+  if (first?.type !== 'response-start')
+    return [{ type: 'response-start', usage: promptSize.usage() }, ...parts];
+  if (first.usage !== undefined) return parts;
+  return [{ ...first, usage: promptSize.usage() }, ...parts.slice(1)];
 }
 
 /** Cross dialect: upstream events → canonical parts → client dialect events. */
@@ -200,11 +149,12 @@ export async function* translateStream(
   context: StreamContext,
   provider: ProviderCodec,
   call: GenerationCall,
-  promptCount?: Promise<number | undefined>,
+  promptSize?: PromptSizeAtStart,
 ): AsyncGenerator<string> {
   const decoder = provider.createStreamDecoder(call);
   const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
-  const gate = new StartUsageGate(context.surface.inputUsageAtStart === true, promptCount);
+  // Set until the first parts went out: message_start takes the prompt size from them.
+  let sizeAtStart = context.surface.inputUsageAtStart === true ? promptSize : undefined;
   let usage: Usage | undefined;
   let finishReason: FinishReason | undefined;
   let failed = false;
@@ -230,9 +180,12 @@ export async function* translateStream(
   try {
     for await (const events of readUpstreamEventBatches(response.body)) {
       for (const event of events) {
-        const parts = decoder.push(event);
-        // No promise per event once the gate is open: this loop runs for every upstream event.
-        frames += render(gate.holding && parts.length > 0 ? await gate.pass(parts) : parts);
+        let parts = decoder.push(event);
+        if (sizeAtStart !== undefined && parts.length > 0) {
+          parts = withStartUsage(parts, sizeAtStart);
+          sizeAtStart = undefined;
+        }
+        frames += render(parts);
       }
       if (frames !== '') {
         const ready = frames;
@@ -241,15 +194,15 @@ export async function* translateStream(
       }
     }
     const tail = decoder.end();
-    frames += render(gate.holding ? await gate.pass(tail) : tail);
-    frames += render(gate.flush());
+    frames += render(
+      sizeAtStart !== undefined && tail.length > 0 ? withStartUsage(tail, sizeAtStart) : tail,
+    );
     for (const event of encoder.end()) frames += serializeSurfaceEvent(event);
     if (frames !== '') yield frames;
     outcome = failed ? 'upstream_error' : finishReason === undefined ? 'incomplete' : 'ok';
   } catch (error) {
     if (context.clientGone()) return;
     outcome = 'upstream_error';
-    frames += render(gate.flush());
     for (const event of encoder.encode({
       type: 'error',
       error: streamFailure(error).toGenerationError(),

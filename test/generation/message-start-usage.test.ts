@@ -1,3 +1,4 @@
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
 import { parseServerSentEvents } from '../support/parse-sse.ts';
@@ -8,8 +9,9 @@ import { startTestGateway, testModel, type TestGateway } from '../support/test-g
 type Json = Record<string, any>;
 
 /**
- * CLIENTS.md: a message-style stream's `message_start.usage.input_tokens` is the real prompt size,
- * never 0, also when the upstream is OpenAI-style and reports usage only at its end.
+ * CLIENTS.md: a message-style stream's `message_start.usage.input_tokens` is the prompt size,
+ * never 0, also when the upstream is OpenAI-style and reports usage only at its end; decisions/0003:
+ * the best size known without waiting, with the upstream's exact figures in `message_delta`.
  */
 describe('the prompt size in message_start from OpenAI-style upstreams', () => {
   let upstream: FakeUpstream;
@@ -23,6 +25,7 @@ describe('the prompt size in message_start from OpenAI-style upstreams', () => {
         chat: { kind: 'openai-chat', baseUrl: upstream.url },
         countingChat: { kind: 'openai-chat', baseUrl: upstream.url, countInputTokens: true },
         responses: { kind: 'openai-responses', baseUrl: upstream.url },
+        tokenizedChat: { kind: 'openai-chat', baseUrl: upstream.url },
         uncountedResponses: {
           kind: 'openai-responses',
           baseUrl: upstream.url,
@@ -34,6 +37,15 @@ describe('the prompt size in message_start from OpenAI-style upstreams', () => {
         testModel('counting-chat-model', 'countingChat'),
         testModel('responses-model', 'responses'),
         testModel('uncounted-responses-model', 'uncountedResponses'),
+        // Upstream names of OpenAI's families choose the tokenizer; the configuration may too.
+        testModel('tokenized-chat-model', 'tokenizedChat', {
+          deployments: [{ provider: 'tokenizedChat', upstreamModel: 'gpt-4o-mini' }],
+        }),
+        testModel('tokenized-responses-model', 'responses', {
+          deployments: [
+            { provider: 'responses', upstreamModel: 'house-model', tokenizer: 'o200k_base' },
+          ],
+        }),
       ],
     });
     ({ token } = await gateway.createToken({ credits: 100_000_000 }));
@@ -75,9 +87,17 @@ describe('the prompt size in message_start from OpenAI-style upstreams', () => {
   const countRequests = () =>
     upstream.requests.filter((request) => request.path === '/v1/responses/input_tokens');
 
-  it('asks a counting upstream for the translated prompt and puts its answer in message_start', async () => {
-    upstream.enqueue({ output: [{ text: 'Counted.' }], usage: { input: 52, output: 3 } });
-    upstream.enqueueTokenCount({ inputTokens: 52, delayMs: 30 });
+  /** OpenAI's chat framing over o200k_base: 3 per message plus its role, 3 priming the reply. */
+  const localCount = (text: string) => 3 + 3 + countO200k('user') + countO200k(text);
+
+  it('puts a count that already answered into message_start, and the upstream figures into message_delta', async () => {
+    // The count answers at once; the generation's first byte comes 150 ms later.
+    upstream.enqueue({
+      output: [{ text: 'Counted.' }],
+      usage: { input: 52, output: 3 },
+      delayMs: 150,
+    });
+    upstream.enqueueTokenCount({ inputTokens: 52 });
     const response = await streamMessages('counting-chat-model');
     expect(response.statusCode, response.body).toBe(200);
     const view = read(response.body);
@@ -92,38 +112,52 @@ describe('the prompt size in message_start from OpenAI-style upstreams', () => {
     expect(count?.body).not.toHaveProperty('stream');
   });
 
-  it('takes the count over the final usage: message_start is the count, message_delta the truth', async () => {
+  it('does not wait for a slow count: message_start has the local tokenizer count, message_delta the truth', async () => {
     upstream.enqueue({ output: [{ text: 'Hi.' }], usage: { input: 10, cacheRead: 30, output: 2 } });
-    upstream.enqueueTokenCount({ inputTokens: 40 });
-    const view = read((await streamMessages('responses-model')).body);
-    // The count cannot split off cache reads; the prompt's total is the same either way.
-    expect(view.startInput).toBe(40);
-    expect(view.finalUsage).toMatchObject({ input_tokens: 10, cache_read_input_tokens: 30 });
+    upstream.enqueueTokenCount({ inputTokens: 40, delayMs: 3_000 });
+    const began = Date.now();
+    const view = read((await streamMessages('tokenized-responses-model')).body);
+    expect(Date.now() - began).toBeLessThan(1_500);
+    expect(countRequests()).toHaveLength(1);
+    expect(view.startInput).toBe(localCount('Count me, please.'));
+    // message_delta carries the upstream's split: no-cache input plus cache reads.
+    expect(view.finalUsage).toMatchObject({
+      input_tokens: 10,
+      cache_read_input_tokens: 30,
+      output_tokens: 2,
+    });
   });
 
-  it('holds the stream for the final usage when the count fails', async () => {
+  it('counts with the local tokenizer when the upstream cannot count, or its count fails', async () => {
+    upstream.enqueue({ output: [{ text: 'Local.' }], usage: { input: 61, output: 2 } });
+    const local = read((await streamMessages('tokenized-chat-model')).body);
+    expect(countRequests()).toHaveLength(0);
+    expect(local.startInput).toBe(localCount('Count me, please.'));
+    expect(local.finalUsage).toMatchObject({ input_tokens: 61 });
+
     upstream.enqueue({ output: [{ text: 'Still here.' }], usage: { input: 77, output: 4 } });
     upstream.enqueueTokenCount({ status: 500 });
-    const response = await streamMessages('responses-model');
-    const view = read(response.body);
+    const failed = read((await streamMessages('tokenized-responses-model')).body);
     expect(countRequests()).toHaveLength(1);
-    expect(view.startInput).toBe(77);
-    expect(view.text).toBe('Still here.');
-    expect(view.names.at(-1)).toBe('message_stop');
+    expect(failed.startInput).toBe(localCount('Count me, please.'));
+    expect(failed.text).toBe('Still here.');
+    expect(failed.names.at(-1)).toBe('message_stop');
   });
 
   it.each([
     ['a chat upstream without a counting endpoint', 'chat-model'],
     ['a responses upstream whose counting is switched off', 'uncounted-responses-model'],
-  ])('does not ask %s, and holds for the final usage instead', async (_name, model) => {
-    upstream.enqueue({ output: [{ text: 'Held.' }], usage: { input: 61, output: 2 } });
+  ])('does not ask %s, and estimates a model without a known tokenizer', async (_name, model) => {
+    upstream.enqueue({ output: [{ text: 'Estimated.' }], usage: { input: 61, output: 2 } });
     const view = read((await streamMessages(model)).body);
     expect(countRequests()).toHaveLength(0);
-    expect(view.startInput).toBe(61);
-    expect(view.text).toBe('Held.');
+    // About four characters a token, under the same framing: never a 0.
+    expect(view.startInput).toBe(3 + 3 + Math.ceil('user'.length / 4) + 5);
+    expect(view.finalUsage).toMatchObject({ input_tokens: 61 });
+    expect(view.text).toBe('Estimated.');
   });
 
-  it('delivers what was held, then the error event, when the upstream breaks first', async () => {
+  it('sends what it decoded, then the error event, when the upstream breaks', async () => {
     upstream.enqueue({
       output: [{ text: 'The first part of a long answer.' }],
       usage: { input: 9, output: 40 },
@@ -131,6 +165,7 @@ describe('the prompt size in message_start from OpenAI-style upstreams', () => {
     });
     const view = read((await streamMessages('chat-model')).body);
     expect(view.names[0]).toBe('message_start');
+    expect(view.startInput).toBeGreaterThan(0);
     expect(view.text.length).toBeGreaterThan(0);
     expect(view.names.at(-1)).toBe('error');
   });

@@ -1,0 +1,42 @@
+import { usageFromParts, type Usage } from '../canonical/usage.ts';
+
+/**
+ * The prompt size a message-style stream announces in `message_start` when its upstream reports
+ * usage only at the end (decisions/0003). Nothing waits for it: the stream starts with the best
+ * number known when the upstream's first event arrives — the upstream's own count if it has
+ * already answered, otherwise the local count — and `message_delta` then carries the upstream's
+ * exact figures.
+ */
+export class PromptSizeAtStart {
+  #counted: number | undefined;
+  #local: number | undefined;
+  readonly #countLocally: () => number;
+  readonly #scheduled: NodeJS.Immediate;
+
+  /**
+   * `counted` is the upstream's count, asked beside the call (never rejects). `countLocally` runs
+   * once, after the upstream request went out, so its work overlaps the wait for the first byte.
+   */
+  constructor(counted: Promise<number | undefined> | undefined, countLocally: () => number) {
+    this.#countLocally = countLocally;
+    void counted?.then((tokens) => {
+      this.#counted = tokens;
+    });
+    this.#scheduled = setImmediate(() => this.#localCount());
+  }
+
+  /** The prompt's usage as the first event reports it: input only, no output yet. */
+  usage(): Usage {
+    return usageFromParts({ noCache: this.#counted ?? this.#localCount(), output: 0 });
+  }
+
+  /** The call this size was for was not answered: no count is needed. */
+  discard(): void {
+    clearImmediate(this.#scheduled);
+  }
+
+  #localCount(): number {
+    this.#local ??= this.#countLocally();
+    return this.#local;
+  }
+}
