@@ -144,15 +144,34 @@ function expectToolRoundTrip(turn: ReadFileTurn, bed: RealClientBed): void {
   expect(results[0]?.text).toContain(turn.content);
 }
 
+/** The `usage` of a recorded stream's event (`message_start` or `message_delta`). */
+function streamUsage(exchange: ClientExchange, event: 'message_start' | 'message_delta'): Json {
+  const match = new RegExp(`^event: ${event}\ndata: (.*)$`, 'm').exec(exchange.responseText);
+  const data = JSON.parse(match?.[1] ?? '{}') as Json;
+  return ((event === 'message_start' ? (data.message as Json | undefined)?.usage : data.usage) ??
+    {}) as Json;
+}
+
 /**
- * decisions/0011: tool search (`defer_loading`) cannot cross dialects; Claude Code is refused,
- * then sends every tool itself. Nothing else may be refused.
+ * decisions/0003: a cross-dialect stream starts with the gateway's count of the prompt and ends
+ * with the upstream's own figures; Claude Code's accounting (the result's usage, its context
+ * meter) takes the upstream's input count from `message_delta`.
  */
-function expectOnlyToolSearchRefused(turn: ReadFileTurn): void {
-  for (const refused of turn.refused) {
-    expect(refused.status, refused.responseText).toBe(400);
-    expect(refused.responseText).toContain('defer_loading');
+function expectUpstreamInputCounted(turn: ReadFileTurn): void {
+  let startInput = 0;
+  let upstreamInput = 0;
+  for (const exchange of turn.accepted) {
+    const start = streamUsage(exchange, 'message_start').input_tokens as number;
+    const final = streamUsage(exchange, 'message_delta').input_tokens as number;
+    expect(start).toBeGreaterThan(0);
+    expect(final).toBeGreaterThan(0);
+    startInput += start;
+    upstreamInput += final;
   }
+  // The fake counts the request body, the gateway the prompt: the two differ, so the result
+  // shows which one the client kept.
+  expect(startInput).not.toBe(upstreamInput);
+  expect(turn.run.result?.usage.input_tokens).toBe(upstreamInput);
 }
 
 function bodyOf(value: { body: unknown } | undefined): Json {
@@ -229,8 +248,12 @@ describe.sequential('Claude Code -p --output-format json through the gateway', (
           async () => {
             const turn = await runReadFileTurn(bed, route, credential);
             expectToolRoundTrip(turn, bed);
-            expectOnlyToolSearchRefused(turn);
+            // decisions/0030: with tool search on (the default) the deferred tools cross as
+            // ordinary tools, so not one request is refused.
+            expect(turn.refused).toEqual([]);
+            expectUpstreamInputCounted(turn);
             const client = bodyOf(turn.accepted[0]);
+            expect(client.tools).toContainEqual(expect.objectContaining({ defer_loading: true }));
             const first = bodyOf(turn.upstream[0]);
             const clientTools = (client.tools as Json[]).map((tool) => ({
               name: tool.name,

@@ -252,6 +252,47 @@ describe('decodeMessagesRequest: mapped fields', () => {
   });
 });
 
+describe('decodeMessagesRequest: deferred tools (decisions/0030)', () => {
+  it('decodes a tool with defer_loading as an ordinary function tool', () => {
+    const tool = {
+      name: 'NotebookEdit',
+      description: 'Edits a notebook cell.',
+      input_schema: { type: 'object', properties: { cell: { type: 'string' } } },
+      defer_loading: true,
+    };
+    const { value, issues } = decodeMessagesRequest({
+      ...minimal,
+      tools: [tool, { ...tool, name: 'Read', defer_loading: false }],
+    });
+    expect(issues).toEqual([]);
+    expect(value.tools).toEqual([
+      {
+        type: 'function',
+        name: 'NotebookEdit',
+        description: tool.description,
+        inputSchema: tool.input_schema,
+      },
+      {
+        type: 'function',
+        name: 'Read',
+        description: tool.description,
+        inputSchema: tool.input_schema,
+      },
+    ]);
+  });
+
+  it('still refuses the tool_reference blocks of the upstream tool search', () => {
+    const { issues } = decodeMessagesRequest(
+      withBlock({
+        type: 'tool_result',
+        tool_use_id: 'toolu_1',
+        content: [{ type: 'tool_reference', tool_name: 'NotebookEdit' }],
+      }),
+    );
+    expect(issues.map((issue) => issue.path)).toEqual(['messages[0].content[0].content[0]']);
+  });
+});
+
 describe('decodeMessagesRequest: issues name the field', () => {
   it.each([
     ['service_tier', { ...minimal, service_tier: 'auto' }],
@@ -322,8 +363,8 @@ describe('decodeMessagesRequest: issues name the field', () => {
     ['tools[0].type', { ...minimal, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }],
     ['tools[0].type', { ...minimal, tools: [{ type: 'bash_20250124', name: 'bash' }] }],
     [
-      'tools[0].defer_loading',
-      { ...minimal, tools: [{ name: 'x', input_schema: {}, defer_loading: true }] },
+      'tools[0].input_examples',
+      { ...minimal, tools: [{ name: 'x', input_schema: {}, input_examples: [{}] }] },
     ],
     ['tool_choice.type', { ...minimal, tool_choice: { type: 'sometimes' } }],
     ['thinking.type', { ...minimal, thinking: { type: 'deep' } }],

@@ -28,6 +28,8 @@ export function decodeMessagesTools(tools: unknown, issues: TranslationIssue[]):
     }
     // `eager_input_streaming` only asks the upstream not to buffer tool input; OpenAI-style
     // upstreams stream tool arguments as generated anyway, so it is equivalent there.
+    // `defer_loading` keeps a definition out of the model's context until a tool search finds
+    // it; sent as an ordinary tool it is callable as before, only loaded up front (decisions/0030).
     const known = [
       'type',
       'name',
@@ -36,6 +38,7 @@ export function decodeMessagesTools(tools: unknown, issues: TranslationIssue[]):
       'cache_control',
       'strict',
       'eager_input_streaming',
+      'defer_loading',
     ];
     reportUnknownMessagesKeys(tool, known, path, issues);
     const cache = decodeMessagesCacheControl(tool.cache_control, `${path}.cache_control`, issues);
