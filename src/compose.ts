@@ -28,6 +28,7 @@ import { resolveConnectedTargets } from './connected/resolve-connected-targets.t
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.ts';
 import type { RateLimiter } from './limits/rate-limiter.ts';
 import { anthropicProvider } from './providers/anthropic/anthropic-provider.ts';
+import { convertToOpenAIChatTokenizeRequest } from './providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
 import { anthropicCountTokensPath } from './providers/anthropic/convert-to-anthropic-count-tokens-request.ts';
 import { openAIChatProvider } from './providers/openai-chat/openai-chat-provider.ts';
 import {
@@ -184,6 +185,9 @@ export async function composeGateway(
     anthropicPassthrough: dialectPassthroughAdapters.messages,
     encodeOpenAIInputTokens: (call, upstreamModel) =>
       convertToOpenAIInputTokensRequest(call, { upstreamModel }),
+    encodeOpenAIChatTokenize: (call, upstreamModel) =>
+      convertToOpenAIChatTokenizeRequest(call, { upstreamModel }),
+    tokenizers: promptTokenizers,
     anthropicCountPath: anthropicCountTokensPath,
     openAIInputTokensPath: openAIResponsesInputTokensPath,
     providerKey,

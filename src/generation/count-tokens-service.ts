@@ -1,6 +1,12 @@
 import type { Principal } from '../auth/authenticator.ts';
 import type { Deployment, ModelCatalog } from '../catalog/model-catalog.ts';
-import type { CodecResult, GenerationCall } from '../canonical/generation-call.ts';
+import type {
+  CodecResult,
+  GenerationCall,
+  TranslationIssue,
+} from '../canonical/generation-call.ts';
+import type { TokenizerName } from '../config/config-schema.ts';
+import { readOpenAIChatTokenizeCount } from '../providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { mapUpstreamStatus } from '../providers/shared/map-upstream-failure.ts';
 import { isTransportFailure, type UpstreamPools } from '../providers/shared/upstream-pool.ts';
@@ -8,7 +14,9 @@ import type { AbortHandle } from '../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
 import type { SurfaceCodec } from '../surfaces/surface-codec.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
+import { countCallTokens } from './count-call-tokens.ts';
 import { countsInputTokens } from './counts-input-tokens.ts';
+import type { PromptTokenizers } from './load-prompt-tokenizers.ts';
 import { buildUpstreamHeaders } from './upstream-headers.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -23,16 +31,57 @@ export interface CountTokensDependencies {
     call: GenerationCall,
     upstreamModel: string,
   ): CodecResult<Record<string, unknown>>;
+  /** Canonical call → the body of a chat server's tokenize route (vLLM `/tokenize`). */
+  encodeOpenAIChatTokenize(
+    call: GenerationCall,
+    upstreamModel: string,
+  ): CodecResult<Record<string, unknown>>;
   anthropicCountPath: string;
   openAIInputTokensPath: string;
+  /** The local tokenizers of the catalog's deployments (load-prompt-tokenizers.ts). */
+  tokenizers: PromptTokenizers;
   providerKey(providerId: string): string | undefined;
   now(): number;
 }
 
+/** A count and what counted it (sent as `x-switchyard-token-count-source`). */
+export interface TokenCount {
+  input_tokens: number;
+  /** `upstream` (its count endpoint), `upstream-tokenize` (its tokenize route) or `local:<encoding>`. */
+  source: string;
+}
+
+type CountingMethod = 'anthropic' | 'input-tokens' | 'tokenize' | 'local';
+
+/** How a deployment's prompts are counted: the upstream's own way first, the local one last. */
+function countingMethod(deployment: Deployment): CountingMethod | undefined {
+  const { provider } = deployment;
+  if (provider.kind === 'anthropic') return 'anthropic';
+  if (countsInputTokens(provider)) return 'input-tokens';
+  if (provider.tokenizePath !== undefined) return 'tokenize';
+  return deployment.tokenizer !== undefined ? 'local' : undefined;
+}
+
+function readInputTokens(body: unknown): number | undefined {
+  const count = (body as { input_tokens?: unknown } | null)?.input_tokens;
+  return typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : undefined;
+}
+
+function refuseIssues(modelId: string, issues: TranslationIssue[]): void {
+  if (issues.length === 0) return;
+  throw new ApiError(
+    'unrepresentable_field',
+    `Counting for "${modelId}" cannot represent: ${issues.map((issue) => `${issue.path} (${issue.reason})`).join('; ')}.`,
+    { details: { issues } },
+  );
+}
+
 /**
  * POST /v1/messages/count_tokens (spec §4.3): the upstream's own count where it has one
- * (Anthropic count_tokens, OpenAI responses input_tokens; counts-input-tokens.ts says which
- * OpenAI-style upstreams have it); otherwise 400. Never an invented number.
+ * (Anthropic count_tokens, OpenAI responses input_tokens — counts-input-tokens.ts says which
+ * OpenAI-style upstreams have it — or a chat server's tokenize route, `tokenizePath`); else the
+ * model family's tokenizer, counted locally (decisions/0031); otherwise 400. Never an invented
+ * number.
  */
 export class CountTokensService {
   readonly #dependencies: CountTokensDependencies;
@@ -45,24 +94,23 @@ export class CountTokensService {
     body: Record<string, unknown>;
     principal: Principal;
     headers: Headers;
-  }): Promise<{ input_tokens: number }> {
+  }): Promise<TokenCount> {
     const dependencies = this.#dependencies;
     const modelId = String(input.body.model);
     const model = dependencies.catalog.get(modelId);
     if (model === undefined) throw new ApiError('unknown_model', `Unknown model "${modelId}".`);
     const allowed = input.principal.apiKey.allowedModels;
     if (allowed !== null && !allowed.includes(model.id)) throw new ApiError('model_not_allowed');
-    const deployment = model.deployments.find(
-      (candidate) =>
-        candidate.provider.kind === 'anthropic' || countsInputTokens(candidate.provider),
-    );
-    if (deployment === undefined) {
+    const deployment = model.deployments.find((candidate) => countingMethod(candidate));
+    const method = deployment === undefined ? undefined : countingMethod(deployment);
+    if (deployment === undefined || method === undefined) {
       throw new ApiError(
         'counting_not_supported',
-        `Token counting is not supported for the model "${model.id}": its upstream has no counting endpoint.`,
+        `Token counting is not supported for the model "${model.id}": its upstream has no counting endpoint and no known tokenizer.`,
       );
     }
-    if (deployment.provider.kind === 'anthropic') {
+    const signal = AbortSignal.timeout(deployment.provider.firstByteTimeoutMs);
+    if (method === 'anthropic') {
       const body = dependencies.anthropicPassthrough.prepare(input.body, {
         upstreamModel: deployment.upstreamModel,
         promptCache: 'off',
@@ -70,34 +118,43 @@ export class CountTokensService {
       }).body;
       delete body.max_tokens;
       delete body.stream;
-      return this.#ask(deployment, dependencies.anthropicCountPath, body, input.headers, {
+      const counted = await this.#ask(deployment, dependencies.anthropicCountPath, body, {
+        clientHeaders: input.headers,
         sameDialect: true,
-        signal: AbortSignal.timeout(deployment.provider.firstByteTimeoutMs),
+        signal,
+        read: readInputTokens,
       });
+      return { input_tokens: counted, source: 'upstream' };
     }
     const decoded = dependencies.messagesSurface.decodeRequest({ max_tokens: 1, ...input.body });
-    const encoded = dependencies.encodeOpenAIInputTokens(decoded.value, deployment.upstreamModel);
-    const issues = [...decoded.issues, ...encoded.issues];
-    if (issues.length > 0) {
-      throw new ApiError(
-        'unrepresentable_field',
-        `Counting for "${model.id}" cannot represent: ${issues.map((issue) => `${issue.path} (${issue.reason})`).join('; ')}.`,
-        {
-          details: { issues },
-        },
-      );
+    if (method === 'local') {
+      refuseIssues(model.id, decoded.issues);
+      const encoding = deployment.tokenizer as TokenizerName;
+      const countText = dependencies.tokenizers.get(encoding);
+      if (countText === undefined) throw new ApiError('counting_not_supported');
+      return {
+        input_tokens: countCallTokens(decoded.value, countText),
+        source: `local:${encoding}`,
+      };
     }
-    return this.#ask(deployment, dependencies.openAIInputTokensPath, encoded.value, input.headers, {
-      sameDialect: false,
-      signal: AbortSignal.timeout(deployment.provider.firstByteTimeoutMs),
-    });
+    const encode =
+      method === 'tokenize'
+        ? dependencies.encodeOpenAIChatTokenize
+        : dependencies.encodeOpenAIInputTokens;
+    const encoded = encode(decoded.value, deployment.upstreamModel);
+    refuseIssues(model.id, [...decoded.issues, ...encoded.issues]);
+    const counted = await this.#askOpenAI(deployment, method, encoded.value, input.headers, signal);
+    return {
+      input_tokens: counted,
+      source: method === 'tokenize' ? 'upstream-tokenize' : 'upstream',
+    };
   }
 
   /**
-   * The prompt size of a translated call, from the upstream's own counting endpoint, for a
-   * message-style stream whose upstream reports usage only at the end (CLIENTS.md: message_start
-   * carries the real prompt size). Undefined when the upstream has no such endpoint, the call
-   * cannot be counted, or the count fails: the caller then waits for the upstream's own usage.
+   * The prompt size of a translated call, from the upstream's own counting endpoint or tokenize
+   * route, for a message-style stream whose upstream reports usage only at the end
+   * (decisions/0003: used when it answers before the first event). Undefined when the upstream
+   * has neither, the call cannot be counted, or the count fails.
    */
   async countPrompt(
     deployment: Deployment,
@@ -105,30 +162,55 @@ export class CountTokensService {
     clientHeaders: Headers,
     signal: AbortHandle,
   ): Promise<number | undefined> {
-    if (!countsInputTokens(deployment.provider)) return undefined;
-    const encoded = this.#dependencies.encodeOpenAIInputTokens(call, deployment.upstreamModel);
+    const method = countingMethod(deployment);
+    if (method !== 'input-tokens' && method !== 'tokenize') return undefined;
+    const encode =
+      method === 'tokenize'
+        ? this.#dependencies.encodeOpenAIChatTokenize
+        : this.#dependencies.encodeOpenAIInputTokens;
+    const encoded = encode(call, deployment.upstreamModel);
     if (encoded.issues.length > 0) return undefined;
     try {
-      const counted = await this.#ask(
-        deployment,
-        this.#dependencies.openAIInputTokensPath,
-        encoded.value,
-        clientHeaders,
-        { sameDialect: false, signal },
-      );
-      return counted.input_tokens;
+      return await this.#askOpenAI(deployment, method, encoded.value, clientHeaders, signal);
     } catch {
       return undefined;
     }
+  }
+
+  #askOpenAI(
+    deployment: Deployment,
+    method: 'input-tokens' | 'tokenize',
+    body: Record<string, unknown>,
+    clientHeaders: Headers,
+    signal: AbortSignal | AbortHandle,
+  ): Promise<number> {
+    const tokenize = method === 'tokenize';
+    return this.#ask(
+      deployment,
+      tokenize
+        ? (deployment.provider.tokenizePath as string)
+        : this.#dependencies.openAIInputTokensPath,
+      body,
+      {
+        clientHeaders,
+        sameDialect: false,
+        signal,
+        read: tokenize ? readOpenAIChatTokenizeCount : readInputTokens,
+      },
+    );
   }
 
   async #ask(
     deployment: Deployment,
     path: string,
     body: Record<string, unknown>,
-    clientHeaders: Headers,
-    options: { sameDialect: boolean; signal: AbortSignal | AbortHandle },
-  ): Promise<{ input_tokens: number }> {
+    options: {
+      clientHeaders: Headers;
+      sameDialect: boolean;
+      signal: AbortSignal | AbortHandle;
+      read: (answer: unknown) => number | undefined;
+    },
+  ): Promise<number> {
     const dependencies = this.#dependencies;
     let responseText: string;
     let status: number;
@@ -139,7 +221,7 @@ export class CountTokensService {
         headers: buildUpstreamHeaders(
           deployment.provider,
           dependencies.providerKey(deployment.providerId),
-          clientHeaders,
+          options.clientHeaders,
           { sameDialect: options.sameDialect, stream: false },
         ),
         body: JSON.stringify(body),
@@ -157,14 +239,9 @@ export class CountTokensService {
     }
     if (status >= 400)
       throw mapUpstreamStatus(status, headers, responseText, dependencies.now()).error;
-    const parsed = parseUntrustedJson(responseText) as { input_tokens?: unknown };
-    if (
-      typeof parsed.input_tokens !== 'number' ||
-      !Number.isInteger(parsed.input_tokens) ||
-      parsed.input_tokens < 0
-    ) {
-      throw new ApiError('upstream_error', 'The upstream count had no input_tokens.');
-    }
-    return { input_tokens: parsed.input_tokens };
+    const counted = options.read(parseUntrustedJson(responseText));
+    if (counted === undefined)
+      throw new ApiError('upstream_error', 'The upstream count had no token count.');
+    return counted;
   }
 }

@@ -38,7 +38,7 @@ export interface SurfaceCodec {
   errorShape: ErrorShape;
   /**
    * The stream's first event carries the prompt size (message_start, CLIENTS.md): a translated
-   * stream is held until it is known rather than render a 0.
+   * stream starts with the best size known then, never a 0 (decisions/0003).
    */
   inputUsageAtStart?: boolean;
   /**

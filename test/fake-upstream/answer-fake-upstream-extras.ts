@@ -1,14 +1,21 @@
-import type { FakeDialect, FakeTokenCountReply } from './fake-reply.ts';
+import type { FakeTokenCountReply } from './fake-reply.ts';
 import { estimateTokens } from './resolve-fake-reply.ts';
 
-/** `POST /v1/messages/count_tokens` and `POST /v1/responses/input_tokens` success bodies. */
+/**
+ * `POST /v1/messages/count_tokens`, `POST /v1/responses/input_tokens` and vLLM's `POST /tokenize`
+ * success bodies.
+ */
 export function renderTokenCount(
-  dialect: FakeDialect,
+  path: string,
   script: Exclude<FakeTokenCountReply, { status: number }> | undefined,
   rawBody: string,
 ): unknown {
   const inputTokens = script?.inputTokens ?? Math.max(1, estimateTokens(rawBody));
-  return dialect === 'responses'
+  if (path === '/tokenize') {
+    const tokens = Array.from({ length: inputTokens }, (_, index) => 1000 + index);
+    return { count: inputTokens, max_model_len: 32_768, tokens, token_strs: null };
+  }
+  return path === '/v1/responses/input_tokens'
     ? { object: 'response.input_tokens', input_tokens: inputTokens }
     : { input_tokens: inputTokens };
 }

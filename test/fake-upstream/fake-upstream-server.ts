@@ -52,6 +52,8 @@ const generationRoutes: Record<string, FakeDialectRenderer> = {
 const tokenCountRoutes: Record<string, FakeDialectRenderer> = {
   '/v1/messages/count_tokens': anthropicRenderer,
   '/v1/responses/input_tokens': responsesRenderer,
+  // vLLM's tokenize route (chat messages through the model's chat template).
+  '/tokenize': chatRenderer,
 };
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -147,7 +149,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (tokenCountRoutes[recorded.path] !== undefined) {
       const script = tokenCounts.shift();
       if (script !== undefined && 'status' in script) return sendError(script);
-      const count = renderTokenCount(renderer.dialect, script, recorded.rawBody);
+      const count = renderTokenCount(recorded.path, script, recorded.rawBody);
       return writeJsonReply(response, 200, headers, count, script?.delayMs);
     }
 

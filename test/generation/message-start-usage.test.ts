@@ -26,6 +26,7 @@ describe('the prompt size in message_start from OpenAI-style upstreams', () => {
         countingChat: { kind: 'openai-chat', baseUrl: upstream.url, countInputTokens: true },
         responses: { kind: 'openai-responses', baseUrl: upstream.url },
         tokenizedChat: { kind: 'openai-chat', baseUrl: upstream.url },
+        vllm: { kind: 'openai-chat', baseUrl: upstream.url, tokenizePath: '/tokenize' },
         uncountedResponses: {
           kind: 'openai-responses',
           baseUrl: upstream.url,
@@ -38,6 +39,7 @@ describe('the prompt size in message_start from OpenAI-style upstreams', () => {
         testModel('responses-model', 'responses'),
         testModel('uncounted-responses-model', 'uncountedResponses'),
         // Upstream names of OpenAI's families choose the tokenizer; the configuration may too.
+        testModel('vllm-model', 'vllm'),
         testModel('tokenized-chat-model', 'tokenizedChat', {
           deployments: [{ provider: 'tokenizedChat', upstreamModel: 'gpt-4o-mini' }],
         }),
@@ -126,6 +128,19 @@ describe('the prompt size in message_start from OpenAI-style upstreams', () => {
       cache_read_input_tokens: 30,
       output_tokens: 2,
     });
+  });
+
+  it("uses the answer of the upstream's tokenize route when it came before the first event", async () => {
+    upstream.enqueue({
+      output: [{ text: 'Tokenized.' }],
+      usage: { input: 19, output: 2 },
+      delayMs: 150,
+    });
+    upstream.enqueueTokenCount({ inputTokens: 19 });
+    const view = read((await streamMessages('vllm-model')).body);
+    expect(upstream.requests.map((request) => request.path)).toContain('/tokenize');
+    expect(view.startInput).toBe(19);
+    expect(view.text).toBe('Tokenized.');
   });
 
   it('counts with the local tokenizer when the upstream cannot count, or its count fails', async () => {

@@ -104,11 +104,15 @@ export async function generationRoutes(
         response: { 200: schemas.countTokensResponse },
       },
     },
-    async (request) =>
-      dependencies.countTokens.count({
+    async (request, reply) => {
+      const counted = await dependencies.countTokens.count({
         body: request.body as Record<string, unknown>,
         principal: request.principal as NonNullable<FastifyRequest['principal']>,
         headers: request.headers,
-      }),
+      });
+      // Says what counted: the upstream, its tokenize route or a local tokenizer (decisions/0031).
+      void reply.header('x-switchyard-token-count-source', counted.source);
+      return { input_tokens: counted.input_tokens };
+    },
   );
 }
