@@ -48,6 +48,28 @@ describe('configuration', () => {
     [{ providers: { p: { ...provider, kind: 'gemini' } } }, 'providers.p.kind'],
     [{ providers: { p: { ...provider, baseUrl: 'ftp://x' } } }, 'providers.p.baseUrl'],
     [{ providers: { p: { ...provider, countInputTokens: true } } }, 'providers.p.countInputTokens'],
+    [{ providers: { p: { ...provider, tokenizePath: '/tokenize' } } }, 'providers.p.tokenizePath'],
+    [
+      {
+        providers: { p: provider },
+        models: [
+          {
+            ...model,
+            deployments: [{ provider: 'p', upstreamModel: 'u', tokenizer: 'o200k_base' }],
+          },
+        ],
+      },
+      'models[0].deployments[0].tokenizer',
+    ],
+    [
+      {
+        providers: { p: provider },
+        models: [
+          { ...model, deployments: [{ provider: 'p', upstreamModel: 'u', tokenizer: 'llama3' }] },
+        ],
+      },
+      'models[0].deployments[0].tokenizer',
+    ],
     [{ server: { port: 'eighty' } }, 'server.port'],
     [{ stroe: {} }, 'stroe'],
     [{ store: { backend: 'postgres' } }, 'store.postgresUrl'],
