@@ -7,6 +7,7 @@ import type {
 } from '../canonical/generation-call.ts';
 import type { TokenizerName } from '../config/config-schema.ts';
 import { readOpenAIChatTokenizeCount } from '../providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
+import { readOpenAIInputTokens } from '../providers/openai-responses/convert-to-openai-input-tokens-request.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { mapUpstreamStatus } from '../providers/shared/map-upstream-failure.ts';
 import { isTransportFailure, type UpstreamPools } from '../providers/shared/upstream-pool.ts';
@@ -60,11 +61,6 @@ function countingMethod(deployment: Deployment): CountingMethod | undefined {
   if (countsInputTokens(provider)) return 'input-tokens';
   if (provider.tokenizePath !== undefined) return 'tokenize';
   return deployment.tokenizer !== undefined ? 'local' : undefined;
-}
-
-function readInputTokens(body: unknown): number | undefined {
-  const count = (body as { input_tokens?: unknown } | null)?.input_tokens;
-  return typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : undefined;
 }
 
 function refuseIssues(modelId: string, issues: TranslationIssue[]): void {
@@ -122,7 +118,8 @@ export class CountTokensService {
         clientHeaders: input.headers,
         sameDialect: true,
         signal,
-        read: readInputTokens,
+        // Anthropic's count has the same `input_tokens` field.
+        read: readOpenAIInputTokens,
       });
       return { input_tokens: counted, source: 'upstream' };
     }
@@ -195,7 +192,7 @@ export class CountTokensService {
         clientHeaders,
         sameDialect: false,
         signal,
-        read: tokenize ? readOpenAIChatTokenizeCount : readInputTokens,
+        read: tokenize ? readOpenAIChatTokenizeCount : readOpenAIInputTokens,
       },
     );
   }
