@@ -16,10 +16,9 @@ import {
 import type { SurfaceCodec, SurfaceName } from '../surfaces/surface-codec.ts';
 import { BillingSession, type BillingDependencies } from './billing-session.ts';
 import { detectRequiredCapabilities } from './detect-required-capabilities.ts';
-import { countCallTokens, estimateTextTokens } from './count-call-tokens.ts';
 import { estimateInputTokens } from './estimate-input-tokens.ts';
 import type { PromptTokenizers } from './load-prompt-tokenizers.ts';
-import { PromptSizeAtStart } from './prompt-size-at-start.ts';
+import { sizePromptAtStart } from './prompt-size-at-start.ts';
 import { isIgnoredField } from './match-ignored-field.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import { readPromptCacheMode } from './prompt-cache-mode.ts';
@@ -241,22 +240,15 @@ export class GenerationService {
     input.signal.addEventListener('abort', onClientGone, { once: true });
     // decisions/0003: a message-style stream from an OpenAI-style upstream starts at once, with
     // the best prompt size known then; the upstream's count runs beside the call.
-    const sizePrompt = (attempt: PlannedAttempt | undefined) => {
-      if (!stream || surface.inputUsageAtStart !== true || attempt?.call === undefined) return;
-      const { deployment, call } = attempt;
-      const countText =
-        (deployment.tokenizer && this.#dependencies.promptTokenizers?.get(deployment.tokenizer)) ||
-        estimateTextTokens;
-      return new PromptSizeAtStart(
-        this.#dependencies.promptCounter?.countPrompt(
-          deployment,
-          call,
-          input.headers,
-          upstreamAbort,
-        ),
-        () => countCallTokens(call, countText),
-      );
-    };
+    const sizePrompt = (attempt: PlannedAttempt | undefined) =>
+      stream && surface.inputUsageAtStart === true && attempt?.call !== undefined
+        ? sizePromptAtStart(attempt.deployment, attempt.call, {
+            counter: this.#dependencies.promptCounter,
+            tokenizers: this.#dependencies.promptTokenizers,
+            clientHeaders: input.headers,
+            signal: upstreamAbort,
+          })
+        : undefined;
     let promptSize = sizePrompt(attempts[0]);
     let answered: { attempt: PlannedAttempt; response: UpstreamResponse };
     try {

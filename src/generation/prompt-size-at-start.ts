@@ -1,4 +1,10 @@
+import type { Deployment } from '../catalog/model-catalog.ts';
+import type { GenerationCall } from '../canonical/generation-call.ts';
 import { usageFromParts, type Usage } from '../canonical/usage.ts';
+import type { AbortHandle } from '../shared/abort-handle.ts';
+import { countCallTokens, estimateTextTokens } from './count-call-tokens.ts';
+import type { PromptCounter } from './generation-service.ts';
+import type { PromptTokenizers } from './load-prompt-tokenizers.ts';
 
 /**
  * The prompt size a message-style stream announces in `message_start` when its upstream reports
@@ -39,4 +45,27 @@ export class PromptSizeAtStart {
     this.#local ??= this.#countLocally();
     return this.#local;
   }
+}
+
+/**
+ * Starts sizing the prompt of a translated call towards an OpenAI-style deployment: the upstream's
+ * count beside the call, and the local count with the deployment's tokenizer (an estimate of four
+ * characters a token without one). Call it just before the upstream request is sent.
+ */
+export function sizePromptAtStart(
+  deployment: Deployment,
+  call: GenerationCall,
+  options: {
+    counter: PromptCounter | undefined;
+    tokenizers: PromptTokenizers | undefined;
+    clientHeaders: Record<string, string | string[] | undefined>;
+    signal: AbortHandle;
+  },
+): PromptSizeAtStart {
+  const countText =
+    (deployment.tokenizer && options.tokenizers?.get(deployment.tokenizer)) || estimateTextTokens;
+  return new PromptSizeAtStart(
+    options.counter?.countPrompt(deployment, call, options.clientHeaders, options.signal),
+    () => countCallTokens(call, countText),
+  );
 }
