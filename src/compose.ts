@@ -16,7 +16,7 @@ import { loadCompactionSealSecret } from './compaction/load-compaction-seal-secr
 import { CountTokensService } from './generation/count-tokens-service.ts';
 import { dialectPassthroughAdapters } from './generation/dialect-passthrough-adapters.ts';
 import { GenerationService } from './generation/generation-service.ts';
-import { loadPromptTokenizers } from './generation/load-prompt-tokenizers.ts';
+import { PromptTokenizers } from './generation/prompt-tokenizers.ts';
 import { compactionRoutes } from './http/routes/compaction-routes.ts';
 import { generationRoutes } from './http/routes/generation-routes.ts';
 import { connectedRoutes } from './http/routes/connected-routes.ts';
@@ -177,7 +177,7 @@ export async function composeGateway(
     onSaveFailure: (error, responseId) =>
       app.log.error({ err: error, responseId }, 'storing a finished response failed'),
   });
-  const promptTokenizers = await loadPromptTokenizers(catalog);
+  const promptTokenizers = new PromptTokenizers();
   const countTokens = new CountTokensService({
     catalog,
     pools,

@@ -17,7 +17,7 @@ import type { SurfaceCodec } from '../surfaces/surface-codec.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import { countCallTokens } from './count-call-tokens.ts';
 import { countsInputTokens } from './counts-input-tokens.ts';
-import type { PromptTokenizers } from './load-prompt-tokenizers.ts';
+import type { PromptTokenizers } from './prompt-tokenizers.ts';
 import { buildUpstreamHeaders } from './upstream-headers.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -39,7 +39,7 @@ export interface CountTokensDependencies {
   ): CodecResult<Record<string, unknown>>;
   anthropicCountPath: string;
   openAIInputTokensPath: string;
-  /** The local tokenizers of the catalog's deployments (load-prompt-tokenizers.ts). */
+  /** The local tokenizers of the catalog's deployments (prompt-tokenizers.ts). */
   tokenizers: PromptTokenizers;
   providerKey(providerId: string): string | undefined;
   now(): number;
@@ -127,8 +127,7 @@ export class CountTokensService {
     if (method === 'local') {
       refuseIssues(model.id, decoded.issues);
       const encoding = deployment.tokenizer as TokenizerName;
-      const countText = dependencies.tokenizers.get(encoding);
-      if (countText === undefined) throw new ApiError('counting_not_supported');
+      const countText = await dependencies.tokenizers.load(encoding);
       return {
         input_tokens: countCallTokens(decoded.value, countText),
         source: `local:${encoding}`,

@@ -17,7 +17,7 @@ import type { SurfaceCodec, SurfaceName } from '../surfaces/surface-codec.ts';
 import { BillingSession, type BillingDependencies } from './billing-session.ts';
 import { detectRequiredCapabilities } from './detect-required-capabilities.ts';
 import { estimateInputTokens } from './estimate-input-tokens.ts';
-import type { PromptTokenizers } from './load-prompt-tokenizers.ts';
+import type { PromptTokenizers } from './prompt-tokenizers.ts';
 import { sizePromptAtStart } from './prompt-size-at-start.ts';
 import { isIgnoredField } from './match-ignored-field.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
@@ -47,7 +47,7 @@ export interface GenerationDependencies {
   turnHooks?: Partial<Record<SurfaceName, GenerationTurnHook>>;
   /** The upstream's own prompt count, for streams whose first event must carry it. */
   promptCounter?: PromptCounter;
-  /** Local tokenizers of the deployments' models, for the same (load-prompt-tokenizers.ts). */
+  /** Local tokenizers of the deployments' models, for the same (prompt-tokenizers.ts). */
   promptTokenizers?: PromptTokenizers;
 }
 

@@ -4,7 +4,7 @@ import { usageFromParts, type Usage } from '../canonical/usage.ts';
 import type { AbortHandle } from '../shared/abort-handle.ts';
 import { countCallTokens, estimateTextTokens } from './count-call-tokens.ts';
 import type { PromptCounter } from './generation-service.ts';
-import type { PromptTokenizers } from './load-prompt-tokenizers.ts';
+import type { PromptTokenizers } from './prompt-tokenizers.ts';
 
 /**
  * The prompt size a message-style stream announces in `message_start` when its upstream reports
@@ -63,7 +63,7 @@ export function sizePromptAtStart(
   },
 ): PromptSizeAtStart {
   const countText =
-    (deployment.tokenizer && options.tokenizers?.get(deployment.tokenizer)) || estimateTextTokens;
+    (deployment.tokenizer && options.tokenizers?.ready(deployment.tokenizer)) || estimateTextTokens;
   return new PromptSizeAtStart(
     options.counter?.countPrompt(deployment, call, options.clientHeaders, options.signal),
     () => countCallTokens(call, countText),
