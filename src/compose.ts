@@ -4,6 +4,9 @@ import { ModelCatalog } from './catalog/model-catalog.ts';
 import type { Config } from './config/config-schema.ts';
 import { readAdminToken } from './config/load-config.ts';
 import { buildApp } from './http/build-app.ts';
+import { createHttpMetrics } from './http/http-metrics.ts';
+import { createSettlementMetrics } from './billing/create-settlement-metrics.ts';
+import { SettlementOutbox } from './billing/settlement-outbox.ts';
 import { OperatorService } from './operator/operator-service.ts';
 import { openSqliteStore } from './store/sqlite/open-sqlite-store.ts';
 import type { Store } from './store/store.ts';
@@ -153,9 +156,26 @@ export async function composeGateway(
   const providerKey = (providerId: string) =>
     readProviderKey(config.providers[providerId]?.apiKeyEnv, env);
   const now = () => Date.now();
+  const metrics = createHttpMetrics({ processMetrics: options.processMetrics ?? false });
+  const settlementMetrics = createSettlementMetrics(metrics.registry);
+  const settlements = new SettlementOutbox({
+    ledger: store.ledger,
+    // Only a store this gateway opened has a data folder of its own to keep settlements in.
+    directory: options.store === undefined ? path.join(config.dataDir, 'settlements') : undefined,
+    retryMs: 5_000,
+    onSettled: (settlement, result) => settlementMetrics.observe(settlement, result),
+    onWaiting: (count) => settlementMetrics.setWaiting(count),
+    onFailure: (error, settlement) =>
+      // `app` exists by the time any request settles.
+      app.log.error(
+        { err: error, requestId: settlement.requestId },
+        'writing a settlement failed; it is kept and retried',
+      ),
+  });
   const billing = {
     ledger: store.ledger,
     usage: store.usage,
+    settlements,
     rateLimiter,
     limits: config.limits,
     holdTtlMs: config.billing.holdTtlSeconds * 1000,
@@ -222,6 +242,7 @@ export async function composeGateway(
       operator,
       adminToken,
       checkReady,
+      metrics,
       routes: [
         (instance) =>
           generationRoutes(instance, {
@@ -268,11 +289,15 @@ export async function composeGateway(
     },
   );
 
-  // DESIGN.md §2: holds that outlive a crash or a lost settle expire and are released.
+  // Issue 12 §3: settlements a previous run could not write land before new traffic settles.
+  await settlements.replay();
+  // DESIGN.md §2: holds that outlive a crash or a lost settle expire and are released; the
+  // settlements still waiting for the store are tried again on the same beat.
   const sweeper = setInterval(() => {
     store.ledger.releaseExpiredHolds(Date.now()).catch((error: unknown) => {
       app.log.error({ err: error }, 'releasing expired holds failed');
     });
+    void settlements.flush();
   }, 60_000);
   sweeper.unref();
   const responseSweep = startResponseRetentionSweep({
@@ -292,6 +317,9 @@ export async function composeGateway(
       responseSweep.stop();
       await app.close();
       rateLimiter.close();
+      // A last try for settlements still waiting; those that fail again stay on disk.
+      await settlements.flush();
+      settlements.close();
       await pools.close();
       if (redis !== undefined) await redis.quit();
       if (options.store === undefined) await store.close();

@@ -4,6 +4,8 @@
  * request path never sums history. A hold reserves part of the available balance atomically, so
  * concurrent requests can never overspend it, on one process or many.
  */
+import type { UsageRecord } from '../generation/usage-store.ts';
+
 export type LedgerEntryKind = 'grant' | 'adjustment' | 'usage';
 
 export interface LedgerEntry {
@@ -34,9 +36,41 @@ export interface Hold {
   expiresAt: number;
 }
 
+export interface Settlement {
+  /** Unique per call: the id of its usage entry, and what makes a retry change nothing. */
+  id: string;
+  holdId: string;
+  accountId: string;
+  /** The full price of the usage, in micro-credits. */
+  cost: number;
+  reason: string;
+  requestId: string;
+  createdAt: number;
+  /** Written with the charge; its `cost` and `shortfall` are set from what was charged. */
+  record: Omit<UsageRecord, 'cost' | 'shortfall'>;
+}
+
+export interface SettlementResult {
+  /** Micro-credits taken from the balance. */
+  charged: number;
+  /** Micro-credits of the cost the hold and the balance could not cover; never charged. */
+  shortfall: number;
+}
+
+/** Why an operator entry was refused (it changed nothing). */
+export type EntryRefusal = 'below_zero' | 'beyond_exact_range';
+
 export interface CreditLedger {
-  /** Appends a grant or adjustment entry and updates the balance in one transaction. */
-  appendEntry(entry: LedgerEntry): Promise<void>;
+  /**
+   * Appends a grant or adjustment entry and updates the balance in one transaction. Refuses,
+   * changing nothing, an entry that would leave the balance past Number.MAX_SAFE_INTEGER
+   * (either sign), or below zero unless `allowNegative` (issue 12 §1: only an operator's explicit
+   * choice may take a balance below zero).
+   */
+  appendEntry(
+    entry: LedgerEntry,
+    options?: { allowNegative?: boolean },
+  ): Promise<EntryRefusal | undefined>;
   getBalance(accountId: string): Promise<Balance>;
   /**
    * Reserves `hold.amount` if the available balance covers it, atomically. Returns false and
@@ -44,15 +78,15 @@ export interface CreditLedger {
    */
   placeHold(hold: Hold): Promise<boolean>;
   /**
-   * Closes an open hold, appends a usage entry of `-cost` and frees the rest, in one
-   * transaction. The cost may exceed the hold (the real usage outran the estimate); the balance
-   * may then go below zero and later holds fail. Returns false when the hold was not open (already
-   * settled, released or expired), in which case nothing changes.
+   * Settles one call in one transaction: closes its hold when still open, charges the cost as a
+   * usage entry and writes its usage record. The charge never exceeds what the hold and the
+   * balance still cover (issue 12 §1): the rest is the shortfall, recorded on the usage record and
+   * never charged, so no balance goes below zero through client traffic. A hold that is no longer
+   * open (the sweeper released it during a long call) is charged the same way without it. The
+   * settlement's id makes it idempotent: settling an id that already landed changes nothing and
+   * answers what was charged then, so a settlement whose outcome was lost may be retried.
    */
-  settleHold(
-    holdId: string,
-    usage: Omit<LedgerEntry, 'amount' | 'kind' | 'accountId'> & { cost: number },
-  ): Promise<boolean>;
+  settle(settlement: Settlement): Promise<SettlementResult>;
   /** Frees an open hold without charging; false when it was not open. */
   releaseHold(holdId: string): Promise<boolean>;
   /** Releases every open hold whose `expiresAt` is before `now`; returns how many. */

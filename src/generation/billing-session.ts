@@ -2,6 +2,7 @@ import type { Principal } from '../auth/authenticator.ts';
 import type { CreditLedger } from '../billing/credit-ledger.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { priceUsage, priceWorstCase } from '../billing/price-table.ts';
+import type { SettlementOutbox } from '../billing/settlement-outbox.ts';
 import type { CatalogModel } from '../catalog/model-catalog.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -13,6 +14,8 @@ import type { UsageStore } from './usage-store.ts';
 export interface BillingDependencies {
   ledger: CreditLedger;
   usage: UsageStore;
+  /** Where every settlement goes: written at once, or kept and retried (issue 12 §3). */
+  settlements: SettlementOutbox;
   rateLimiter: RateLimiter;
   limits: { token?: LimitSet; account?: LimitSet };
   holdTtlMs: number;
@@ -37,8 +40,9 @@ export interface SessionEnd {
 
 /**
  * The money and limits around one generation (DESIGN.md §2): admit through the rate limiter,
- * hold the worst case, then settle the real cost (or release everything when nothing was used),
- * free the limiter lease and leave a usage record. `end` runs once, whatever path the call takes.
+ * hold the worst case, then settle the real cost with its usage record (at most what the hold
+ * and the balance cover, issue 12 §1) and free the limiter lease. `end` runs once, whatever path
+ * the call takes.
  */
 export class BillingSession {
   readonly #dependencies: BillingDependencies;
@@ -91,6 +95,7 @@ export class BillingSession {
       outputTokens: 0,
       reasoningTokens: 0,
       cost: 0,
+      shortfall: 0,
       latencyMs: 0,
       outcome: 'refused',
       status,
@@ -159,68 +164,50 @@ export class BillingSession {
     });
   }
 
-  /** Settles the hold: charges the cost, or releases it whole when nothing was used. */
-  async #charge(cost: number): Promise<void> {
-    if (this.#holdId === undefined) return;
-    const { ledger, now } = this.#dependencies;
-    const { requestId, principal, model, surface } = this.#start;
-    if (cost === 0) {
-      await ledger.releaseHold(this.#holdId);
-      return;
-    }
-    const createdAt = now();
-    const entry = {
-      id: ledgerEntryId(createdAt),
-      reason: `${surface} ${model.id}`,
-      requestId,
-      createdAt,
-    };
-    const settled = await ledger.settleHold(this.#holdId, { ...entry, cost });
-    // A hold the sweeper already released (a call longer than the hold's lifetime) must not
-    // make the usage free: charge it as a plain usage entry instead.
-    if (!settled) {
-      await ledger.appendEntry({
-        ...entry,
-        accountId: principal.account.id,
-        amount: -cost,
-        kind: 'usage',
-      });
-    }
-  }
-
-  /** Settles and records once; later calls do nothing. Returns the micro-credits charged. */
+  /**
+   * Settles once; later calls do nothing. The charge and the usage record are one write
+   * (CreditLedger.settle); when the store cannot take it, the outbox keeps it and retries, and
+   * this still resolves so the client's answer ends cleanly (issue 12 §3). Returns the
+   * micro-credits charged (0 while the settlement waits).
+   */
   async end(result: SessionEnd): Promise<number> {
     if (this.#ended) return 0;
     this.#ended = true;
-    const { usage: usageStore, now } = this.#dependencies;
+    const { settlements, now } = this.#dependencies;
     const { requestId, principal, model, surface } = this.#start;
     const usage = result.usage;
     const cost = usage === undefined ? 0 : priceUsage(usage, model.prices);
-    // Both writes are queued before anything is awaited, so a store that commits in groups
-    // (the embedded one) commits them together.
-    const charged = this.#charge(cost);
     const totalTokens =
       usage === undefined ? 0 : usage.inputTokens.total + usage.outputTokens.total;
-    const recorded = usageStore.recordUsage({
-      requestId,
+    const createdAt = now();
+    const settled = settlements.submit({
+      id: ledgerEntryId(createdAt),
+      holdId: this.#holdId as string,
       accountId: principal.account.id,
-      apiKeyId: principal.apiKey.id,
-      surface,
-      model: model.id,
-      deployment: result.deployment,
-      inputTokens: usage?.inputTokens.total ?? 0,
-      inputCacheReadTokens: usage?.inputTokens.cacheRead ?? 0,
-      inputCacheWrite5mTokens: usage?.inputTokens.cacheWrite5m ?? 0,
-      inputCacheWrite1hTokens: usage?.inputTokens.cacheWrite1h ?? 0,
-      outputTokens: usage?.outputTokens.total ?? 0,
-      reasoningTokens: usage?.outputTokens.reasoning ?? 0,
       cost,
-      latencyMs: now() - this.#startedAt,
-      outcome: result.outcome,
-      status: result.status,
-      createdAt: now(),
+      reason: `${surface} ${model.id}`,
+      requestId,
+      createdAt,
+      record: {
+        requestId,
+        accountId: principal.account.id,
+        apiKeyId: principal.apiKey.id,
+        surface,
+        model: model.id,
+        deployment: result.deployment,
+        inputTokens: usage?.inputTokens.total ?? 0,
+        inputCacheReadTokens: usage?.inputTokens.cacheRead ?? 0,
+        inputCacheWrite5mTokens: usage?.inputTokens.cacheWrite5m ?? 0,
+        inputCacheWrite1hTokens: usage?.inputTokens.cacheWrite1h ?? 0,
+        outputTokens: usage?.outputTokens.total ?? 0,
+        reasoningTokens: usage?.outputTokens.reasoning ?? 0,
+        latencyMs: createdAt - this.#startedAt,
+        outcome: result.outcome,
+        status: result.status,
+        createdAt,
+      },
     });
-    await Promise.all([charged, recorded, this.#releaseLease(totalTokens)]);
-    return cost;
+    const [charged] = await Promise.all([settled, this.#releaseLease(totalTokens)]);
+    return charged?.charged ?? 0;
   }
 }

@@ -16,6 +16,11 @@ export interface UsageRecord {
   reasoningTokens: number;
   /** Micro-credits charged. */
   cost: number;
+  /**
+   * Micro-credits of the price that the hold and the balance could not cover and that were
+   * therefore not charged (issue 12 §1); 0 almost always.
+   */
+  shortfall: number;
   latencyMs: number;
   /** `ok`, `client_error`, `upstream_error`, `cancelled`, ... */
   outcome: string;

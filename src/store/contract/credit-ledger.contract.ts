@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { LedgerEntry } from '../../billing/credit-ledger.ts';
+import type { LedgerEntry, Settlement } from '../../billing/credit-ledger.ts';
 import type { Store } from '../store.ts';
 import { createTestAccount, uniqueId } from './store-contract-fixtures.ts';
 import { useContractStore } from './use-contract-store.ts';
@@ -35,15 +35,40 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
       return { id: uniqueId('hold'), accountId, amount, expiresAt };
     }
 
-    function usage(cost: number) {
+    function settlement(placed: { id: string; accountId: string }, cost: number): Settlement {
+      const requestId = uniqueId('request');
+      const createdAt = Date.now();
       return {
         id: uniqueId('entry'),
-        reason: 'generation',
-        requestId: uniqueId('request'),
-        createdAt: Date.now(),
+        holdId: placed.id,
+        accountId: placed.accountId,
         cost,
+        reason: 'generation',
+        requestId,
+        createdAt,
+        record: {
+          requestId,
+          accountId: placed.accountId,
+          apiKeyId: 'key_contract',
+          surface: 'messages',
+          model: 'contract-model',
+          deployment: 'contract-provider/upstream-model',
+          inputTokens: 10,
+          inputCacheReadTokens: 0,
+          inputCacheWrite5mTokens: 0,
+          inputCacheWrite1hTokens: 0,
+          outputTokens: 5,
+          reasoningTokens: 0,
+          latencyMs: 12,
+          outcome: 'ok',
+          status: 200,
+          createdAt,
+        },
       };
     }
+
+    const settle = (placed: { id: string; accountId: string }, cost: number) =>
+      store().ledger.settle(settlement(placed, cost));
 
     it('adds grants to the balance', async () => {
       const accountId = await fundedAccount(1_500_000);
@@ -92,11 +117,41 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
       });
     });
 
-    it('fails rather than round a balance beyond Number.MAX_SAFE_INTEGER', async () => {
+    it('refuses, writing nothing, an entry that would take a balance past exact numbers', async () => {
       const accountId = await fundedAccount(Number.MAX_SAFE_INTEGER);
       expect((await store().ledger.getBalance(accountId)).balance).toBe(Number.MAX_SAFE_INTEGER);
-      await store().ledger.appendEntry(entry(accountId, 1));
-      await expect(store().ledger.getBalance(accountId)).rejects.toThrow(RangeError);
+      expect(await store().ledger.appendEntry(entry(accountId, 1))).toBe('beyond_exact_range');
+      expect((await store().ledger.getBalance(accountId)).balance).toBe(Number.MAX_SAFE_INTEGER);
+      expect(await store().ledger.listEntries(accountId, 10)).toHaveLength(1);
+    });
+
+    it('refuses an entry that would go below zero unless it is allowed to', async () => {
+      const accountId = await fundedAccount(500);
+      const refused = entry(accountId, -501, { kind: 'adjustment' });
+      expect(await store().ledger.appendEntry(refused)).toBe('below_zero');
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 500,
+        held: 0,
+        available: 500,
+      });
+      expect(await store().ledger.listEntries(accountId, 10)).toHaveLength(1);
+      expect(await store().ledger.appendEntry(entry(accountId, -500, { kind: 'adjustment' }))).toBe(
+        undefined,
+      );
+      expect(
+        await store().ledger.appendEntry(entry(accountId, -1, { kind: 'adjustment' }), {
+          allowNegative: true,
+        }),
+      ).toBe(undefined);
+      expect((await store().ledger.getBalance(accountId)).balance).toBe(-1);
+    });
+
+    it('refuses a first entry below zero at an account without a balance', async () => {
+      const account = await createTestAccount(store());
+      expect(await store().ledger.appendEntry(entry(account.id, -5, { kind: 'adjustment' }))).toBe(
+        'below_zero',
+      );
+      expect(await store().ledger.listEntries(account.id, 10)).toEqual([]);
     });
 
     it('lists entries newest first, within the limit, with every field', async () => {
@@ -109,7 +164,9 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
       });
       const newest = entry(account.id, 7, { requestId: 'request-7', createdAt: 3_000 });
       // Written out of time order: the listing follows createdAt, not insertion.
-      for (const item of [middle, newest, oldest]) await store().ledger.appendEntry(item);
+      for (const item of [middle, newest, oldest]) {
+        await store().ledger.appendEntry(item, { allowNegative: true });
+      }
 
       expect(await store().ledger.listEntries(account.id, 10)).toEqual([newest, middle, oldest]);
       expect(await store().ledger.listEntries(account.id, 2)).toEqual([newest, middle]);
@@ -147,8 +204,6 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
         held: 600,
         available: 400,
       });
-      // The refused hold does not exist, so it cannot be settled later.
-      expect(await store().ledger.settleHold(refused.id, usage(1))).toBe(false);
       expect(await store().ledger.placeHold(hold(accountId, 400))).toBe(true);
     });
 
@@ -158,13 +213,13 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
       expect((await store().ledger.getBalance(account.id)).held).toBe(0);
     });
 
-    it('settles by charging the cost and freeing the rest of the hold', async () => {
+    it('settles by charging the cost, freeing the rest of the hold and recording the usage', async () => {
       const accountId = await fundedAccount(1_000);
       const placed = hold(accountId, 400);
       await store().ledger.placeHold(placed);
-      const charge = usage(150);
+      const charge = settlement(placed, 150);
 
-      expect(await store().ledger.settleHold(placed.id, charge)).toBe(true);
+      expect(await store().ledger.settle(charge)).toEqual({ charged: 150, shortfall: 0 });
       expect(await store().ledger.getBalance(accountId)).toEqual({
         balance: 850,
         held: 0,
@@ -180,27 +235,63 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
         requestId: charge.requestId,
         createdAt: charge.createdAt,
       });
+      expect(await store().usage.listUsage(accountId, 10)).toEqual([
+        { ...charge.record, cost: 150, shortfall: 0 },
+      ]);
     });
 
-    it('settles a cost above the hold, leaving a negative balance that refuses new holds', async () => {
-      const accountId = await fundedAccount(100);
-      const placed = hold(accountId, 80);
-      await store().ledger.placeHold(placed);
-      expect(await store().ledger.settleHold(placed.id, usage(130))).toBe(true);
-      expect(await store().ledger.getBalance(accountId)).toEqual({
-        balance: -30,
-        held: 0,
-        available: -30,
-      });
-      expect(await store().ledger.placeHold(hold(accountId, 0))).toBe(false);
-    });
-
-    it('settles a hold only once', async () => {
+    it('records a settlement of nothing without a ledger entry', async () => {
       const accountId = await fundedAccount(1_000);
       const placed = hold(accountId, 400);
       await store().ledger.placeHold(placed);
-      expect(await store().ledger.settleHold(placed.id, usage(150))).toBe(true);
-      expect(await store().ledger.settleHold(placed.id, usage(150))).toBe(false);
+      expect(await settle(placed, 0)).toEqual({ charged: 0, shortfall: 0 });
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 1_000,
+        held: 0,
+        available: 1_000,
+      });
+      expect(await store().ledger.listEntries(accountId, 10)).toHaveLength(1);
+      expect(await store().usage.listUsage(accountId, 10)).toHaveLength(1);
+    });
+
+    it('never charges past the hold and the balance: the rest is a recorded shortfall', async () => {
+      const accountId = await fundedAccount(100);
+      const placed = hold(accountId, 80);
+      await store().ledger.placeHold(placed);
+      expect(await settle(placed, 130)).toEqual({ charged: 100, shortfall: 30 });
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 0,
+        held: 0,
+        available: 0,
+      });
+      const [record] = await store().usage.listUsage(accountId, 1);
+      expect(record).toMatchObject({ cost: 100, shortfall: 30 });
+      expect(await store().ledger.placeHold(hold(accountId, 1))).toBe(false);
+    });
+
+    it('leaves the credits other open holds reserved out of an overrun', async () => {
+      const accountId = await fundedAccount(100);
+      const first = hold(accountId, 60);
+      const second = hold(accountId, 40);
+      await store().ledger.placeHold(first);
+      await store().ledger.placeHold(second);
+      expect(await settle(first, 500)).toEqual({ charged: 60, shortfall: 440 });
+      expect(await store().ledger.getBalance(accountId)).toEqual({
+        balance: 40,
+        held: 40,
+        available: 0,
+      });
+      expect(await settle(second, 40)).toEqual({ charged: 40, shortfall: 0 });
+      expect((await store().ledger.getBalance(accountId)).balance).toBe(0);
+    });
+
+    it('settles each settlement once, answering a repeat with what it charged', async () => {
+      const accountId = await fundedAccount(1_000);
+      const placed = hold(accountId, 400);
+      await store().ledger.placeHold(placed);
+      const charge = settlement(placed, 150);
+      expect(await store().ledger.settle(charge)).toEqual({ charged: 150, shortfall: 0 });
+      expect(await store().ledger.settle(charge)).toEqual({ charged: 150, shortfall: 0 });
       expect(await store().ledger.getBalance(accountId)).toEqual({
         balance: 850,
         held: 0,
@@ -210,22 +301,28 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
         (item) => item.kind === 'usage',
       );
       expect(usageEntries).toHaveLength(1);
+      expect(await store().usage.listUsage(accountId, 10)).toHaveLength(1);
     });
 
-    it('settles a hold only once when two settlements race', async () => {
+    it('settles once when the same settlement races itself', async () => {
       const accountId = await fundedAccount(1_000);
       const placed = hold(accountId, 400);
       await store().ledger.placeHold(placed);
+      const charge = settlement(placed, 100);
       const outcomes = await Promise.all([
-        store().ledger.settleHold(placed.id, usage(100)),
-        store().ledger.settleHold(placed.id, usage(100)),
+        store().ledger.settle(charge),
+        store().ledger.settle(charge),
       ]);
-      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      expect(outcomes).toEqual([
+        { charged: 100, shortfall: 0 },
+        { charged: 100, shortfall: 0 },
+      ]);
       expect(await store().ledger.getBalance(accountId)).toEqual({
         balance: 900,
         held: 0,
         available: 900,
       });
+      expect(await store().usage.listUsage(accountId, 10)).toHaveLength(1);
     });
 
     it('releases a hold without charging', async () => {
@@ -244,27 +341,27 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
       expect(await store().ledger.releaseHold(placed.id)).toBe(false);
     });
 
-    it('refuses to release a settled hold or settle a released one', async () => {
+    it('refuses to release a settled hold, and charges a released one within the balance', async () => {
       const accountId = await fundedAccount(1_000);
       const settled = hold(accountId, 300);
       const released = hold(accountId, 200);
       await store().ledger.placeHold(settled);
       await store().ledger.placeHold(released);
-      await store().ledger.settleHold(settled.id, usage(100));
+      await settle(settled, 100);
       await store().ledger.releaseHold(released.id);
 
       expect(await store().ledger.releaseHold(settled.id)).toBe(false);
-      expect(await store().ledger.settleHold(released.id, usage(100))).toBe(false);
+      // A call that outlived its hold still pays, but never past the balance.
+      expect(await settle(released, 5_000)).toEqual({ charged: 900, shortfall: 4_100 });
       expect(await store().ledger.getBalance(accountId)).toEqual({
-        balance: 900,
+        balance: 0,
         held: 0,
-        available: 900,
+        available: 0,
       });
     });
 
-    it('returns false for holds that never existed', async () => {
+    it('returns false when releasing holds that never existed', async () => {
       expect(await store().ledger.releaseHold(uniqueId('hold'))).toBe(false);
-      expect(await store().ledger.settleHold(uniqueId('hold'), usage(1))).toBe(false);
     });
 
     it('releases only the open holds that expired before now', async () => {
@@ -278,7 +375,7 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
       for (const item of [expired, alsoExpired, expiresExactlyNow, settledBeforeExpiry, live]) {
         expect(await store().ledger.placeHold(item)).toBe(true);
       }
-      await store().ledger.settleHold(settledBeforeExpiry.id, usage(50));
+      await settle(settledBeforeExpiry, 50);
 
       expect(await store().ledger.releaseExpiredHolds(11_000)).toBe(2);
       expect(await store().ledger.getBalance(firstAccountId)).toEqual({
@@ -291,9 +388,13 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
         held: 0,
         available: 950,
       });
-      expect(await store().ledger.settleHold(expired.id, usage(10))).toBe(false);
       expect(await store().ledger.releaseExpiredHolds(11_000)).toBe(0);
-      expect(await store().ledger.settleHold(expiresExactlyNow.id, usage(10))).toBe(true);
+      expect(await settle(expiresExactlyNow, 10)).toEqual({ charged: 10, shortfall: 0 });
+      expect(await store().ledger.getBalance(firstAccountId)).toEqual({
+        balance: 990,
+        held: 400,
+        available: 590,
+      });
     });
 
     it('grants exactly the holds the balance covers when 50 arrive at once', async () => {

@@ -24,6 +24,7 @@ export function describeUsageStoreContract(name: string, openStore: () => Promis
         outputTokens: 340,
         reasoningTokens: 120,
         cost: 4_567,
+        shortfall: 12,
         latencyMs: 1_830,
         outcome: 'ok',
         status: 200,

@@ -1,9 +1,34 @@
 import { sql } from 'kysely';
 import type { Kysely, Transaction } from 'kysely';
 
-import type { Balance, CreditLedger, Hold, LedgerEntry } from '../../billing/credit-ledger.ts';
+import { capSettlementCharge } from '../../billing/cap-settlement-charge.ts';
+import type {
+  Balance,
+  CreditLedger,
+  EntryRefusal,
+  Hold,
+  LedgerEntry,
+  Settlement,
+  SettlementResult,
+} from '../../billing/credit-ledger.ts';
 import { assertMicroCredits } from '../../billing/micro-credits.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
+import { encodeUsageRecord } from './kysely-usage-store.ts';
+
+class EntryRefused extends Error {
+  readonly refusal: EntryRefusal;
+
+  constructor(refusal: EntryRefusal) {
+    super(refusal);
+    this.refusal = refusal;
+  }
+}
+
+/** PostgreSQL's unique_violation, or SQLite's unique constraint failure. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
 
 /**
  * DESIGN.md §2 "Money" and §4: every change to entries or holds updates `balances` in the same
@@ -41,32 +66,58 @@ export class KyselyCreditLedger implements CreditLedger {
     this.#dialect = dialect;
   }
 
-  async appendEntry(entry: LedgerEntry): Promise<void> {
+  async appendEntry(
+    entry: LedgerEntry,
+    options: { allowNegative?: boolean } = {},
+  ): Promise<EntryRefusal | undefined> {
     assertMicroCredits(entry.amount, 'entry amount', { allowNegative: true });
-    await this.#database.transaction().execute(async (transaction) => {
-      await transaction
-        .insertInto('ledger_entries')
-        .values({
-          id: entry.id,
-          account_id: entry.accountId,
-          amount: entry.amount,
-          kind: entry.kind,
-          reason: entry.reason,
-          request_id: entry.requestId,
-          created_at: entry.createdAt,
-        })
-        .execute();
-      // The first entry of an account creates its balance row; later ones add to it in place.
-      await transaction
-        .insertInto('balances')
-        .values({ account_id: entry.accountId, balance: entry.amount, held: 0 })
-        .onConflict((conflict) =>
-          conflict.column('account_id').doUpdateSet((expression) => ({
-            balance: expression('balances.balance', '+', expression.ref('excluded.balance')),
-          })),
-        )
-        .execute();
-    });
+    const floor = options.allowNegative === true ? -Number.MAX_SAFE_INTEGER : 0;
+    try {
+      await this.#database.transaction().execute(async (transaction) => {
+        // The first entry of an account creates its balance row (a write first, see above).
+        await transaction
+          .insertInto('balances')
+          .values({ account_id: entry.accountId, balance: 0, held: 0 })
+          .onConflict((conflict) => conflict.column('account_id').doNothing())
+          .execute();
+        const changed = await transaction
+          .updateTable('balances')
+          .set((expression) => ({ balance: expression('balance', '+', entry.amount) }))
+          .where('account_id', '=', entry.accountId)
+          .where(
+            sql<boolean>`balance + ${entry.amount} between ${floor} and ${Number.MAX_SAFE_INTEGER}`,
+          )
+          .executeTakeFirst();
+        if (changed.numUpdatedRows !== 1n) {
+          const row = await transaction
+            .selectFrom('balances')
+            .select('balance')
+            .where('account_id', '=', entry.accountId)
+            .executeTakeFirstOrThrow();
+          const next = row.balance + entry.amount;
+          throw new EntryRefused(
+            Math.abs(next) > Number.MAX_SAFE_INTEGER ? 'beyond_exact_range' : 'below_zero',
+          );
+        }
+        await transaction
+          .insertInto('ledger_entries')
+          .values({
+            id: entry.id,
+            account_id: entry.accountId,
+            amount: entry.amount,
+            kind: entry.kind,
+            reason: entry.reason,
+            request_id: entry.requestId,
+            created_at: entry.createdAt,
+          })
+          .execute();
+      });
+    } catch (error) {
+      // Thrown inside the transaction so that it rolls back: a refusal writes nothing.
+      if (error instanceof EntryRefused) return error.refusal;
+      throw error;
+    }
+    return undefined;
   }
 
   async getBalance(accountId: string): Promise<Balance> {
@@ -142,37 +193,87 @@ export class KyselyCreditLedger implements CreditLedger {
     return result.numInsertedOrUpdatedRows === 1n;
   }
 
-  async settleHold(
-    holdId: string,
-    usage: Omit<LedgerEntry, 'amount' | 'kind' | 'accountId'> & { cost: number },
-  ): Promise<boolean> {
-    assertMicroCredits(usage.cost, 'cost', { allowNegative: false });
-    return this.#database.transaction().execute(async (transaction) => {
-      const closed = await closeOpenHold(transaction, holdId, 'settled');
-      if (closed === undefined) return false;
+  async settle(settlement: Settlement): Promise<SettlementResult> {
+    assertMicroCredits(settlement.cost, 'cost', { allowNegative: false });
+    try {
+      return await this.#database
+        .transaction()
+        .execute((transaction) => this.#settleIn(transaction, settlement));
+    } catch (error) {
+      // A concurrent replay of the same settlement committed first: it landed once, as wanted.
+      const landed = isUniqueViolation(error)
+        ? await this.#landed(this.#database, settlement)
+        : undefined;
+      if (landed !== undefined) return landed;
+      throw error;
+    }
+  }
+
+  async #settleIn(
+    transaction: Transaction<Database>,
+    settlement: Settlement,
+  ): Promise<SettlementResult> {
+    // Closing the hold is the first statement: a write, so SQLite takes its lock here.
+    const closed = await closeOpenHold(transaction, settlement.holdId, 'settled');
+    if (closed === undefined) {
+      const landed = await this.#landed(transaction, settlement);
+      if (landed !== undefined) return landed;
+    }
+    const accountId = closed?.account_id ?? settlement.accountId;
+    const released = closed?.amount ?? 0;
+    let balanceQuery = transaction
+      .selectFrom('balances')
+      .select(['balance', 'held'])
+      .where('account_id', '=', accountId);
+    // PostgreSQL: lock the row so the cap below is computed on the balance this update changes.
+    if (this.#dialect === 'postgres') balanceQuery = balanceQuery.forUpdate();
+    const row = await balanceQuery.executeTakeFirst();
+    const heldByOthers = (row?.held ?? 0) - released;
+    const result = capSettlementCharge(settlement.cost, (row?.balance ?? 0) - heldByOthers);
+    if (result.charged > 0) {
       await transaction
         .insertInto('ledger_entries')
         .values({
-          id: usage.id,
-          account_id: closed.account_id,
-          // `0 - cost` rather than `-cost`: a zero cost stays 0, never -0.
-          amount: 0 - usage.cost,
+          id: settlement.id,
+          account_id: accountId,
+          amount: 0 - result.charged,
           kind: 'usage',
-          reason: usage.reason,
-          request_id: usage.requestId,
-          created_at: usage.createdAt,
+          reason: settlement.reason,
+          request_id: settlement.requestId,
+          created_at: settlement.createdAt,
         })
         .execute();
+    }
+    if (result.charged > 0 || released > 0) {
       await transaction
         .updateTable('balances')
         .set((expression) => ({
-          balance: expression('balance', '-', usage.cost),
-          held: expression('held', '-', closed.amount),
+          balance: expression('balance', '-', result.charged),
+          held: expression('held', '-', released),
         }))
-        .where('account_id', '=', closed.account_id)
+        .where('account_id', '=', accountId)
         .execute();
-      return true;
-    });
+    }
+    await transaction
+      .insertInto('usage_records')
+      .values(
+        encodeUsageRecord({ ...settlement.record, ...result, cost: result.charged }, settlement.id),
+      )
+      .execute();
+    return result;
+  }
+
+  /** What an already written settlement charged, if it was written. */
+  async #landed(
+    database: Kysely<Database> | Transaction<Database>,
+    settlement: Settlement,
+  ): Promise<SettlementResult | undefined> {
+    const row = await database
+      .selectFrom('usage_records')
+      .select(['cost', 'shortfall'])
+      .where('settlement_id', '=', settlement.id)
+      .executeTakeFirst();
+    return row === undefined ? undefined : { charged: row.cost, shortfall: row.shortfall };
   }
 
   async releaseHold(holdId: string): Promise<boolean> {

@@ -76,6 +76,10 @@ export interface UsageRecordsTable {
   output_tokens: number;
   reasoning_tokens: number;
   cost: number;
+  /** Migration 0004: the part of the price neither hold nor balance covered (not charged). */
+  shortfall: Generated<number>;
+  /** Migration 0004: the settlement that wrote the record; unique, so a retry lands once. */
+  settlement_id: string | null;
   latency_ms: number;
   outcome: string;
   status: number;

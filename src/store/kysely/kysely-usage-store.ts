@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 
 import type { UsageRecord, UsageStore } from '../../generation/usage-store.ts';
 import type { Database, UsageRecordsTable } from './kysely-database.ts';
@@ -11,28 +11,7 @@ export class KyselyUsageStore implements UsageStore {
   }
 
   async recordUsage(record: UsageRecord): Promise<void> {
-    await this.#database
-      .insertInto('usage_records')
-      .values({
-        request_id: record.requestId,
-        account_id: record.accountId,
-        api_key_id: record.apiKeyId,
-        surface: record.surface,
-        model: record.model,
-        deployment: record.deployment,
-        input_tokens: record.inputTokens,
-        input_cache_read_tokens: record.inputCacheReadTokens,
-        input_cache_write_5m_tokens: record.inputCacheWrite5mTokens,
-        input_cache_write_1h_tokens: record.inputCacheWrite1hTokens,
-        output_tokens: record.outputTokens,
-        reasoning_tokens: record.reasoningTokens,
-        cost: record.cost,
-        latency_ms: record.latencyMs,
-        outcome: record.outcome,
-        status: record.status,
-        created_at: record.createdAt,
-      })
-      .execute();
+    await this.#database.insertInto('usage_records').values(encodeUsageRecord(record)).execute();
   }
 
   async listUsage(accountId: string, limit: number): Promise<UsageRecord[]> {
@@ -46,6 +25,34 @@ export class KyselyUsageStore implements UsageStore {
       .execute();
     return rows.map(decodeUsageRecord);
   }
+}
+
+/** The row of a usage record; `settlementId` when a settlement writes it (ledger settle). */
+export function encodeUsageRecord(
+  record: UsageRecord,
+  settlementId: string | null = null,
+): Insertable<UsageRecordsTable> {
+  return {
+    request_id: record.requestId,
+    account_id: record.accountId,
+    api_key_id: record.apiKeyId,
+    surface: record.surface,
+    model: record.model,
+    deployment: record.deployment,
+    input_tokens: record.inputTokens,
+    input_cache_read_tokens: record.inputCacheReadTokens,
+    input_cache_write_5m_tokens: record.inputCacheWrite5mTokens,
+    input_cache_write_1h_tokens: record.inputCacheWrite1hTokens,
+    output_tokens: record.outputTokens,
+    reasoning_tokens: record.reasoningTokens,
+    cost: record.cost,
+    shortfall: record.shortfall,
+    settlement_id: settlementId,
+    latency_ms: record.latencyMs,
+    outcome: record.outcome,
+    status: record.status,
+    created_at: record.createdAt,
+  };
 }
 
 function decodeUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
@@ -63,6 +70,7 @@ function decodeUsageRecord(row: Selectable<UsageRecordsTable>): UsageRecord {
     outputTokens: row.output_tokens,
     reasoningTokens: row.reasoning_tokens,
     cost: row.cost,
+    shortfall: row.shortfall,
     latencyMs: row.latency_ms,
     outcome: row.outcome,
     status: row.status,

@@ -5,6 +5,7 @@ import type { Database, StoreDialect } from './kysely-database.ts';
 import { createStoreTablesMigration } from './migration-0001-create-store-tables.ts';
 import { createResponsesTableMigration } from './migration-0002-create-responses-table.ts';
 import { createProcessLeaseMigration } from './migration-0003-create-process-lease.ts';
+import { createSettlementColumnsMigration } from './migration-0004-add-settlement-columns.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -17,6 +18,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0001_create_store_tables': createStoreTablesMigration(dialect),
         '0002_create_responses_table': createResponsesTableMigration(dialect),
         '0003_create_process_lease': createProcessLeaseMigration(dialect),
+        '0004_add_settlement_columns': createSettlementColumnsMigration(dialect),
       };
     },
   };

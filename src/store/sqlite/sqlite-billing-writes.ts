@@ -3,11 +3,22 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { LedgerEntry } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
 
-/** A usage charge: the ledger entry of a settled hold (its amount is the negative cost). */
+/** A usage charge: the ledger entry of a settlement (its amount is the negative charge). */
 export type UsageCharge = Omit<LedgerEntry, 'kind'>;
 
+/**
+ * One settled call (CreditLedger.settle): its charge, when anything was charged, and its usage
+ * record, committed in the same transaction (issue 12 §3).
+ */
+export interface SettlementWrite {
+  id: string;
+  accountId: string;
+  charge: UsageCharge | undefined;
+  record: UsageRecord;
+}
+
 type QueuedWrite =
-  | { kind: 'charge'; charge: UsageCharge; done: Settle }
+  | { kind: 'settlement'; settlement: SettlementWrite; done: Settle }
   | { kind: 'record'; record: UsageRecord; done: Settle };
 
 interface Settle {
@@ -36,10 +47,12 @@ export class SqliteBillingWrites {
   readonly #insertEntry: BetterSqlite3.Statement;
   readonly #chargeBalance: BetterSqlite3.Statement;
   readonly #insertRecord: BetterSqlite3.Statement;
+  readonly #selectLanded: BetterSqlite3.Statement<[string], LandedRow>;
   readonly #writeAll: (writes: QueuedWrite[]) => void;
   readonly #writeOne: (write: QueuedWrite) => void;
   #queue: QueuedWrite[] = [];
   readonly #pendingCharges = new Map<string, number>();
+  readonly #queuedSettlements = new Map<string, SettlementWrite>();
   #immediate: NodeJS.Immediate | undefined;
   #retry: NodeJS.Timeout | undefined;
 
@@ -54,40 +67,57 @@ export class SqliteBillingWrites {
     this.#insertRecord = connection.prepare(
       `insert into usage_records (request_id, account_id, api_key_id, surface, model, deployment,
          input_tokens, input_cache_read_tokens, input_cache_write_5m_tokens,
-         input_cache_write_1h_tokens, output_tokens, reasoning_tokens, cost, latency_ms, outcome,
-         status, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         input_cache_write_1h_tokens, output_tokens, reasoning_tokens, cost, shortfall,
+         settlement_id, latency_ms, outcome, status, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#selectLanded = connection.prepare<[string], LandedRow>(
+      'select cost, shortfall from usage_records where settlement_id = ?',
     );
     this.#writeAll = connection.transaction((writes: QueuedWrite[]) => {
       // One balance update per account and batch, however many charges it holds.
       const charged = new Map<string, number>();
       for (const write of writes) {
-        if (write.kind === 'record') this.#runRecord(write.record);
+        if (write.kind === 'record') this.#runRecord(write.record, null);
         else {
-          this.#runEntry(write.charge);
-          const { accountId, amount } = write.charge;
-          charged.set(accountId, (charged.get(accountId) ?? 0) - amount);
+          this.#runSettlement(write.settlement);
+          const { accountId, charge } = write.settlement;
+          charged.set(accountId, (charged.get(accountId) ?? 0) - (charge?.amount ?? 0));
         }
       }
-      for (const [accountId, cost] of charged) this.#chargeBalance.run(cost, accountId);
+      for (const [accountId, cost] of charged) {
+        if (cost !== 0) this.#chargeBalance.run(cost, accountId);
+      }
     });
     this.#writeOne = connection.transaction((write: QueuedWrite) => {
-      if (write.kind === 'record') this.#runRecord(write.record);
+      if (write.kind === 'record') this.#runRecord(write.record, null);
       else {
-        this.#runEntry(write.charge);
-        this.#chargeBalance.run(-write.charge.amount, write.charge.accountId);
+        this.#runSettlement(write.settlement);
+        const { accountId, charge } = write.settlement;
+        if (charge !== undefined) this.#chargeBalance.run(-charge.amount, accountId);
       }
     });
   }
 
-  /** Queues a usage charge: its ledger entry and the balance change, committed together. */
-  charge(charge: UsageCharge): Promise<void> {
-    if (!Number.isSafeInteger(charge.amount) || charge.amount > 0) {
-      throw new RangeError(`A usage charge must be a non-positive integer, got ${charge.amount}`);
+  /** Queues a settlement: its ledger entry, the balance change and its record, all together. */
+  settle(settlement: SettlementWrite): Promise<void> {
+    const amount = settlement.charge?.amount ?? 0;
+    if (!Number.isSafeInteger(amount) || amount > 0) {
+      throw new RangeError(`A usage charge must be a non-positive integer, got ${amount}`);
     }
-    const pending = this.#pendingCharges.get(charge.accountId) ?? 0;
-    this.#pendingCharges.set(charge.accountId, pending - charge.amount);
-    return this.#enqueue((done) => ({ kind: 'charge', charge, done }));
+    const pending = this.#pendingCharges.get(settlement.accountId) ?? 0;
+    this.#pendingCharges.set(settlement.accountId, pending - amount);
+    this.#queuedSettlements.set(settlement.id, settlement);
+    return this.#enqueue((done) => ({ kind: 'settlement', settlement, done }));
+  }
+
+  /** What a settlement charged if it is queued or committed already; undefined otherwise. */
+  landed(settlementId: string): { charged: number; shortfall: number } | undefined {
+    const queued = this.#queuedSettlements.get(settlementId);
+    const row = queued === undefined ? this.#selectLanded.get(settlementId) : undefined;
+    if (queued !== undefined)
+      return { charged: queued.record.cost, shortfall: queued.record.shortfall };
+    return row === undefined ? undefined : { charged: row.cost, shortfall: row.shortfall };
   }
 
   record(record: UsageRecord): Promise<void> {
@@ -143,9 +173,10 @@ export class SqliteBillingWrites {
   }
 
   #finish(write: QueuedWrite, error?: unknown): void {
-    if (write.kind === 'charge') {
-      const { accountId, amount } = write.charge;
-      const left = (this.#pendingCharges.get(accountId) ?? 0) + amount;
+    if (write.kind === 'settlement') {
+      const { accountId, charge, id } = write.settlement;
+      this.#queuedSettlements.delete(id);
+      const left = (this.#pendingCharges.get(accountId) ?? 0) + (charge?.amount ?? 0);
       if (left === 0) this.#pendingCharges.delete(accountId);
       else this.#pendingCharges.set(accountId, left);
     }
@@ -171,7 +202,12 @@ export class SqliteBillingWrites {
     );
   }
 
-  #runRecord(record: UsageRecord): void {
+  #runSettlement(settlement: SettlementWrite): void {
+    if (settlement.charge !== undefined) this.#runEntry(settlement.charge);
+    this.#runRecord(settlement.record, settlement.id);
+  }
+
+  #runRecord(record: UsageRecord, settlementId: string | null): void {
     this.#insertRecord.run(
       record.requestId,
       record.accountId,
@@ -186,12 +222,19 @@ export class SqliteBillingWrites {
       record.outputTokens,
       record.reasoningTokens,
       record.cost,
+      record.shortfall,
+      settlementId,
       record.latencyMs,
       record.outcome,
       record.status,
       record.createdAt,
     );
   }
+}
+
+interface LandedRow {
+  cost: number;
+  shortfall: number;
 }
 
 function isTransient(error: unknown): boolean {

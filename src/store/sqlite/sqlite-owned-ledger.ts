@@ -1,6 +1,15 @@
 import type BetterSqlite3 from 'better-sqlite3';
 
-import type { Balance, CreditLedger, Hold, LedgerEntry } from '../../billing/credit-ledger.ts';
+import { capSettlementCharge } from '../../billing/cap-settlement-charge.ts';
+import type {
+  Balance,
+  CreditLedger,
+  EntryRefusal,
+  Hold,
+  LedgerEntry,
+  Settlement,
+  SettlementResult,
+} from '../../billing/credit-ledger.ts';
 import { assertMicroCredits } from '../../billing/micro-credits.ts';
 import type { SqliteBillingWrites } from './sqlite-billing-writes.ts';
 
@@ -39,9 +48,12 @@ export class SqliteOwnedLedger implements CreditLedger {
       .safeIntegers(true);
   }
 
-  async appendEntry(entry: LedgerEntry): Promise<void> {
+  async appendEntry(
+    entry: LedgerEntry,
+    options?: { allowNegative?: boolean },
+  ): Promise<EntryRefusal | undefined> {
     this.#writes.flush();
-    await this.#durable.appendEntry(entry);
+    return this.#durable.appendEntry(entry, options);
   }
 
   async getBalance(accountId: string): Promise<Balance> {
@@ -66,23 +78,40 @@ export class SqliteOwnedLedger implements CreditLedger {
     return true;
   }
 
-  async settleHold(
-    holdId: string,
-    usage: Omit<LedgerEntry, 'amount' | 'kind' | 'accountId'> & { cost: number },
-  ): Promise<boolean> {
-    assertMicroCredits(usage.cost, 'cost', { allowNegative: false });
-    const hold = this.#close(holdId);
-    if (hold === undefined) return false;
-    await this.#writes.charge({
-      id: usage.id,
-      accountId: hold.accountId,
-      // `0 - cost` rather than `-cost`: a zero cost stays 0, never -0.
-      amount: 0 - usage.cost,
-      reason: usage.reason,
-      requestId: usage.requestId,
-      createdAt: usage.createdAt,
+  async settle(settlement: Settlement): Promise<SettlementResult> {
+    assertMicroCredits(settlement.cost, 'cost', { allowNegative: false });
+    const hold = this.#close(settlement.holdId);
+    // Without an open hold this may be a retry or a replay of a settlement that landed.
+    const landed = hold === undefined ? this.#writes.landed(settlement.id) : undefined;
+    if (landed !== undefined) return landed;
+    const accountId = hold?.accountId ?? settlement.accountId;
+    const row = this.#readBalance.get(accountId);
+    // What the account still covers: its balance minus charges not yet committed and every other
+    // hold, in this process's memory (this one is closed already) or in the file.
+    const coverable =
+      row === undefined
+        ? 0
+        : exactNumber(row.balance - row.held, accountId) -
+          this.#writes.pendingCharge(accountId) -
+          this.#held(accountId);
+    const result = capSettlementCharge(settlement.cost, coverable);
+    await this.#writes.settle({
+      id: settlement.id,
+      accountId,
+      charge:
+        result.charged === 0
+          ? undefined
+          : {
+              id: settlement.id,
+              accountId,
+              amount: 0 - result.charged,
+              reason: settlement.reason,
+              requestId: settlement.requestId,
+              createdAt: settlement.createdAt,
+            },
+      record: { ...settlement.record, cost: result.charged, shortfall: result.shortfall },
     });
-    return true;
+    return result;
   }
 
   async releaseHold(holdId: string): Promise<boolean> {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import type { Settlement } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
 import { createTestAccount, uniqueId } from '../contract/store-contract-fixtures.ts';
 import type { Store } from '../store.ts';
@@ -61,6 +62,7 @@ function usageRecord(accountId: string, cost: number): UsageRecord {
     outputTokens: 5,
     reasoningTokens: 0,
     cost,
+    shortfall: 0,
     latencyMs: 3,
     outcome: 'ok',
     status: 200,
@@ -68,13 +70,19 @@ function usageRecord(accountId: string, cost: number): UsageRecord {
   };
 }
 
-const settlement = (cost: number) => ({
-  id: uniqueId('entry'),
-  reason: 'generation',
-  requestId: uniqueId('request'),
-  createdAt: Date.now(),
-  cost,
-});
+function settlement(hold: { id: string; accountId: string }, cost: number): Settlement {
+  const { cost: _cost, shortfall: _shortfall, ...record } = usageRecord(hold.accountId, cost);
+  return {
+    id: uniqueId('entry'),
+    holdId: hold.id,
+    accountId: hold.accountId,
+    reason: 'generation',
+    requestId: record.requestId,
+    createdAt: Date.now(),
+    cost,
+    record,
+  };
+}
 
 /** Reads the file the way another process (the operator CLI) would. */
 function readFromOutside<Row>(query: string, ...parameters: unknown[]): Row[] {
@@ -132,8 +140,8 @@ describe('SQLite store owned by the gateway process', () => {
     // Holds stay in the process: nothing about them is written to the file.
     expect(readFromOutside('select * from holds')).toEqual([]);
 
-    const settled = store.ledger.settleHold(hold.id, settlement(150));
-    const recorded = store.usage.recordUsage(usageRecord(accountId, 150));
+    const settled = store.ledger.settle(settlement(hold, 150));
+    const recorded = store.usage.recordUsage(usageRecord(accountId, 0));
     // Queued, not yet committed, yet already counted against the balance.
     expect(readFromOutside<{ n: number }>('select count(*) as n from usage_records')[0]?.n).toBe(0);
     expect(await store.ledger.placeHold({ ...hold, id: uniqueId('hold'), amount: 851 })).toBe(
@@ -144,7 +152,7 @@ describe('SQLite store owned by the gateway process', () => {
     expect(
       readFromOutside('select balance, held from balances where account_id = ?', accountId),
     ).toEqual([{ balance: 850, held: 0 }]);
-    expect(readFromOutside<{ n: number }>('select count(*) as n from usage_records')[0]?.n).toBe(1);
+    expect(readFromOutside<{ n: number }>('select count(*) as n from usage_records')[0]?.n).toBe(2);
     expect(await store.ledger.getBalance(accountId)).toEqual({
       balance: 850,
       held: 0,
@@ -192,7 +200,7 @@ describe('SQLite store owned by the gateway process', () => {
     const other = new BetterSqlite3(file);
     other.prepare('begin immediate').run();
     let done = false;
-    const settled = store.ledger.settleHold(hold.id, settlement(200)).then((result) => {
+    const settled = store.ledger.settle(settlement(hold, 200)).then((result) => {
       done = true;
       return result;
     });
@@ -205,7 +213,7 @@ describe('SQLite store owned by the gateway process', () => {
     other.prepare('commit').run();
     other.close();
 
-    expect(await settled).toBe(true);
+    expect(await settled).toEqual({ charged: 200, shortfall: 0 });
     expect(await store.ledger.getBalance(accountId)).toMatchObject({ balance: 800, held: 0 });
   });
 });
