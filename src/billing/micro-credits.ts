@@ -3,14 +3,17 @@ export const microPerCredit = 1_000_000;
 
 /**
  * Parses a decimal credit amount ("10", "-2.5", "0.000001") into micro-credits exactly, without
- * passing through a float. Returns undefined for anything else.
+ * passing through a float. Returns undefined for anything else, including an amount past
+ * Number.MAX_SAFE_INTEGER micro-credits (about 9 007 million credits), which no number holds
+ * exactly (issue 12 §1).
  */
 export function parseCredits(text: string): number | undefined {
   const match = /^(-?)(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text.trim());
   if (!match) return undefined;
   const [, sign, whole, fraction = ''] = match;
-  const micro = Number(whole) * microPerCredit + Number(fraction.padEnd(6, '0'));
-  return sign === '-' ? -micro : micro;
+  const micro = BigInt(whole as string) * BigInt(microPerCredit) + BigInt(fraction.padEnd(6, '0'));
+  if (micro > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+  return sign === '-' ? -Number(micro) : Number(micro);
 }
 
 /** Renders micro-credits as a decimal credit amount with six places, exactly. */

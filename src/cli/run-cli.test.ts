@@ -94,6 +94,20 @@ describe('operator CLI', () => {
     await run('--json', 'account', 'create', '--name', 'acme');
     const account = JSON.parse(out.join(''));
     expect(await run('credits', 'grant', account.id, '1.1234567', '--reason', 'x')).toBe(1);
+    expect(await run('credits', 'grant', account.id, '9007199255', '--reason', 'x')).toBe(1);
+  });
+
+  it('takes a balance below zero only with --allow-negative', async () => {
+    await run('--json', 'account', 'create', '--name', 'acme');
+    const account = JSON.parse(out.join(''));
+    expect(await run('credits', 'grant', account.id, '1', '--reason', 'trial')).toBe(0);
+    expect(await run('credits', 'adjust', account.id, '-2', '--reason', 'claw back')).toBe(1);
+    expect(errors.join('')).toContain('below zero');
+    expect((await store.ledger.getBalance(account.id)).balance).toBe(1_000_000);
+    expect(
+      await run('credits', 'adjust', account.id, '-2', '--reason', 'claw back', '--allow-negative'),
+    ).toBe(0);
+    expect((await store.ledger.getBalance(account.id)).balance).toBe(-1_000_000);
   });
 });
 

@@ -118,11 +118,19 @@ export async function runCli(
     .command('credits')
     .description('credit grants and adjustments (ledger entries)');
   for (const kind of ['grant', 'adjust'] as const) {
-    credits
+    const command = credits
       .command(`${kind} <account-id> <amount>`)
       .description(kind === 'grant' ? 'add credits' : 'add or take away credits (negative amount)')
-      .requiredOption('--reason <text>', 'why, recorded on the ledger entry')
-      .action(async (accountId: string, amount: string, options: { reason: string }) => {
+      .requiredOption('--reason <text>', 'why, recorded on the ledger entry');
+    if (kind === 'adjust') {
+      command.option('--allow-negative', 'take the balance below zero if the amount does');
+    }
+    command.action(
+      async (
+        accountId: string,
+        amount: string,
+        options: { reason: string; allowNegative?: boolean },
+      ) => {
         const result = await (
           await open()
         ).changeCredits({
@@ -130,12 +138,14 @@ export async function runCli(
           amount: parseAmount(amount),
           reason: options.reason,
           kind: kind === 'grant' ? 'grant' : 'adjustment',
+          allowNegative: options.allowNegative === true,
         });
         print(
           presentCreditChange(result),
           `ledger entry ${result.entry.id}; balance ${formatCredits(result.balance.balance)}`,
         );
-      });
+      },
+    );
   }
 
   const token = program.command('token').description('client tokens');

@@ -10,6 +10,7 @@ import {
 } from '../auth/permissions.ts';
 import type { Balance, CreditLedger, LedgerEntry } from '../billing/credit-ledger.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
+import { formatCredits } from '../billing/micro-credits.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { UsageRecord, UsageStore } from '../generation/usage-store.ts';
 
@@ -86,6 +87,8 @@ export class OperatorService {
     amount: number;
     reason: string;
     kind: 'grant' | 'adjustment';
+    /** Issue 12 §1: only an explicit choice may take a balance below zero. */
+    allowNegative?: boolean;
   }): Promise<{ entry: LedgerEntry; balance: Balance }> {
     await this.requireAccount(input.accountId);
     if (!Number.isSafeInteger(input.amount) || input.amount === 0) {
@@ -109,7 +112,21 @@ export class OperatorService {
       requestId: null,
       createdAt,
     };
-    await this.#stores.ledger.appendEntry(entry);
+    const refusal = await this.#stores.ledger.appendEntry(entry, {
+      allowNegative: input.allowNegative === true,
+    });
+    if (refusal === 'below_zero') {
+      throw new ApiError(
+        'invalid_request',
+        'This change would take the balance below zero; nothing was changed. Pass allow_negative (CLI: --allow-negative) to do it anyway.',
+      );
+    }
+    if (refusal === 'beyond_exact_range') {
+      throw new ApiError(
+        'invalid_request',
+        `This change would take the balance past ${formatCredits(Number.MAX_SAFE_INTEGER)} credits, beyond what is kept exactly; nothing was changed.`,
+      );
+    }
     return { entry, balance: await this.#stores.ledger.getBalance(input.accountId) };
   }
 

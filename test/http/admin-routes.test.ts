@@ -29,6 +29,41 @@ describe('admin API under /api/admin (issue 2 §4)', () => {
     expect(withClientToken.statusCode).toBe(401);
   });
 
+  it('refuses, writing nothing, an amount not kept exactly or an adjustment below zero without allow_negative', async () => {
+    const account = (await admin('POST', '/api/admin/accounts', { name: 'edge' })).json();
+    const credits = `/api/admin/accounts/${account.id}/credits`;
+    // 2^53 micro-credits and more: no number holds them exactly.
+    const huge = await admin('POST', credits, { amount: '9007199254.740993', reason: 'x' });
+    expect(huge.statusCode).toBe(400);
+    expect(huge.json().error.type).toBe('invalid_request_error');
+    expect(await gateway.store.ledger.listEntries(account.id, 10)).toEqual([]);
+
+    expect((await admin('POST', credits, { amount: '9007199254', reason: 'x' })).statusCode).toBe(
+      201,
+    );
+    // Each fits, the sum would not: refused, and a retry cannot grant twice.
+    const past = await admin('POST', credits, { amount: '1', reason: 'x' });
+    expect(past.statusCode).toBe(400);
+    expect(past.json().error.message).toContain('nothing was changed');
+    expect(await gateway.store.ledger.listEntries(account.id, 10)).toHaveLength(1);
+    expect(
+      (await admin('POST', credits, { amount: '-9007199254', reason: 'reset' })).statusCode,
+    ).toBe(201);
+
+    expect((await admin('POST', credits, { amount: '2', reason: 'grant' })).statusCode).toBe(201);
+    const below = await admin('POST', credits, { amount: '-3', reason: 'claw back' });
+    expect(below.statusCode).toBe(400);
+    expect(below.json().error.message).toContain('allow_negative');
+    expect((await gateway.store.ledger.getBalance(account.id)).balance).toBe(2_000_000);
+    const allowed = await admin('POST', credits, {
+      amount: '-3',
+      reason: 'claw back',
+      allow_negative: true,
+    });
+    expect(allowed.statusCode).toBe(201);
+    expect(allowed.json().balance).toBe('-1.000000');
+  });
+
   it('creates an account, grants and adjusts credits, issues a token that works, lists and disables it', async () => {
     const account = (await admin('POST', '/api/admin/accounts', { name: 'acme' })).json();
     expect(account.id).toMatch(/^acct_/);

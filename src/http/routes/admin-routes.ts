@@ -98,6 +98,12 @@ export async function adminRoutes(
             }),
             reason: Type.String({ minLength: 1 }),
             kind: Type.Optional(Type.Union([Type.Literal('grant'), Type.Literal('adjustment')])),
+            allow_negative: Type.Optional(
+              Type.Boolean({
+                description:
+                  'An adjustment that would take the balance below zero is refused unless true.',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -109,12 +115,13 @@ export async function adminRoutes(
         amount: string;
         reason: string;
         kind?: 'grant' | 'adjustment';
+        allow_negative?: boolean;
       };
       const amount = parseCredits(body.amount);
       if (amount === undefined) {
         throw new ApiError(
           'invalid_request',
-          'amount must be a decimal number of credits with at most 6 decimals.',
+          `amount must be a decimal number of credits with at most 6 decimals and at most ${formatCredits(Number.MAX_SAFE_INTEGER)} in size.`,
         );
       }
       const result = await operator.changeCredits({
@@ -122,6 +129,7 @@ export async function adminRoutes(
         amount,
         reason: body.reason,
         kind: body.kind ?? (amount < 0 ? 'adjustment' : 'grant'),
+        allowNegative: body.allow_negative === true,
       });
       return reply.code(201).send(presentCreditChange(result));
     },
