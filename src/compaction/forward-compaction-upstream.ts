@@ -67,6 +67,7 @@ export async function forwardCompactionUpstream(
     model,
     surface: 'responses',
     estimatedInputTokens: estimateInputTokens(
+      request.body,
       Buffer.byteLength(JSON.stringify(request.body)),
       model.contextWindow,
     ),

@@ -10,6 +10,11 @@ import {
 } from '../providers/openai-responses/create-responses-usage-tap.ts';
 import { prepareResponsesPassthrough } from '../providers/openai-responses/prepare-responses-passthrough.ts';
 import type { SurfaceName } from '../surfaces/surface-codec.ts';
+import {
+  countAnthropicRelayedText,
+  countChatRelayedText,
+  countResponsesRelayedText,
+} from './count-relayed-text.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 
 const responseObjectEvents = new Set([
@@ -38,6 +43,7 @@ const anthropic: PassthroughAdapter = {
   },
   readResultUsage: (body) => readAnthropicResultUsage(body),
   carriesModel: (event) => event.event === 'message_start',
+  countRelayedText: countAnthropicRelayedText,
 };
 
 const chat: PassthroughAdapter = {
@@ -66,6 +72,7 @@ const chat: PassthroughAdapter = {
   },
   // Every chunk names the model.
   carriesModel: (event) => event.data !== '[DONE]',
+  countRelayedText: countChatRelayedText,
 };
 
 const responses: PassthroughAdapter = {
@@ -89,6 +96,7 @@ const responses: PassthroughAdapter = {
   },
   // The events that carry the whole response object; deltas and items name no model.
   carriesModel: (event) => event.event !== undefined && responseObjectEvents.has(event.event),
+  countRelayedText: countResponsesRelayedText,
 };
 
 /** The same-dialect fast path of each surface, over its own provider's helpers. */

@@ -1,9 +1,42 @@
 /**
- * An upper estimate of the prompt's tokens from the request size, used only to size the credit
- * hold and the tokens-per-minute charge before the upstream reports the truth. Tokenisers
- * average about four bytes per token on text; three keeps the hold on the safe side, and the
- * context window bounds it.
+ * Tokens the provider may add around the request on its own: the tool-use system prompt
+ * (Anthropic documents a few hundred tokens) and per-message framing. Text and tool definitions
+ * are already bounded by their bytes.
  */
-export function estimateInputTokens(bodyBytes: number, contextWindow: number): number {
-  return Math.min(contextWindow, Math.ceil(bodyBytes / 3));
+const providerFramingTokens = 1_024;
+
+/** Fields that name media by reference rather than carry them inline. */
+const referenceKeys = new Set(['url', 'image_url', 'file_url', 'file_id']);
+
+/**
+ * Media the upstream fetches or looks up itself (an image by URL, a file by id): its token count
+ * cannot be bounded by the request's size. Inline data (`data:` URLs, base64 sources) is bounded
+ * by its bytes like the rest.
+ */
+function referencesMedia(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(referencesMedia);
+  if (typeof value !== 'object' || value === null) return false;
+  for (const [key, item] of Object.entries(value)) {
+    if (referenceKeys.has(key) && typeof item === 'string' && !item.startsWith('data:')) {
+      return true;
+    }
+    if (typeof item === 'object' && item !== null && referencesMedia(item)) return true;
+  }
+  return false;
+}
+
+/**
+ * An upper bound of the prompt's tokens, to size the credit hold before the upstream reports the
+ * truth (issue 12 §1: a hold under the real prompt lets a call overrun it). Byte-level BPE
+ * tokenisers never make a token of less than one byte, so the body's UTF-8 size bounds its text;
+ * the provider's own framing is added, and the context window caps it all. Media referenced by
+ * URL or file id can be any size, so a body with such media holds the whole context window.
+ */
+export function estimateInputTokens(
+  body: Record<string, unknown>,
+  bodyBytes: number,
+  contextWindow: number,
+): number {
+  if (referencesMedia(body)) return contextWindow;
+  return Math.min(contextWindow, bodyBytes + providerFramingTokens);
 }

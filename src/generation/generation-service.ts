@@ -20,6 +20,7 @@ import { estimateInputTokens } from './estimate-input-tokens.ts';
 import type { PromptTokenizers } from './prompt-tokenizers.ts';
 import { sizePromptAtStart } from './prompt-size-at-start.ts';
 import { isIgnoredField } from './match-ignored-field.ts';
+import { limitOutputTokens } from './limit-output-tokens.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import { readPromptCacheMode } from './prompt-cache-mode.ts';
 import { relayStream, translateStream, type StreamContext } from './relay-stream.ts';
@@ -215,14 +216,20 @@ export class GenerationService {
       promptCache,
       defaultMaxOutputTokens: model.maxOutputTokens,
     };
-    const { attempts, ignored } = this.#planAttempts(surface, body, model, options);
+    const { attempts, ignored } = this.#planAttempts(
+      surface,
+      body,
+      model,
+      options,
+      maxOutputTokens,
+    );
 
     const start = {
       requestId: input.requestId,
       principal,
       model,
       surface: surface.name,
-      estimatedInputTokens: estimateInputTokens(input.bodyBytes, model.contextWindow),
+      estimatedInputTokens: estimateInputTokens(body, input.bodyBytes, model.contextWindow),
       maxOutputTokens,
     };
     let session: BillingSession;
@@ -283,6 +290,7 @@ export class GenerationService {
       request: body,
       renameModel: createModelRenamer(model.id),
       session,
+      estimatedPromptTokens: Math.ceil(input.bodyBytes / 4),
       deployment: attempt.deployment.label,
       abort: () => upstreamAbort.abort(),
       clientGone: () => input.signal.aborted,
@@ -352,6 +360,7 @@ export class GenerationService {
     body: Record<string, unknown>,
     model: CatalogModel,
     baseOptions: ProviderRequestOptions,
+    outputLimit: number,
   ): { attempts: PlannedAttempt[]; ignored: string[] } {
     const attempts: PlannedAttempt[] = [];
     let decoded: { call: GenerationCall; issues: TranslationIssue[] } | undefined;
@@ -364,7 +373,8 @@ export class GenerationService {
         attempts.push({
           deployment,
           sameDialect: true,
-          body: prepared.body,
+          // The upstream never writes more than the hold was sized for (docs/decisions/0015).
+          body: limitOutputTokens(surface.name, prepared.body, outputLimit),
           source: body,
           call: undefined,
           dropUsageChunk: prepared.dropUsageChunk ?? false,
@@ -373,7 +383,12 @@ export class GenerationService {
       }
       if (decoded === undefined) {
         const result = surface.decodeRequest(body);
-        decoded = { call: result.value, issues: result.issues };
+        // The upstream never writes more than the hold was sized for (docs/decisions/0015).
+        const call = {
+          ...result.value,
+          maxOutputTokens: Math.min(result.value.maxOutputTokens ?? outputLimit, outputLimit),
+        };
+        decoded = { call, issues: result.issues };
       }
       const encoded = this.#dependencies.providers[kind].encodeRequest(decoded.call, options);
       const split = splitIgnored([...decoded.issues, ...encoded.issues], model, body);

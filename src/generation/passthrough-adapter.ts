@@ -35,4 +35,6 @@ export interface PassthroughAdapter {
   readResultUsage(body: unknown): { usage: Usage; finishReason?: FinishReason } | undefined;
   /** Whether a relayed event names the model (so the catalog id must replace the upstream's). */
   carriesModel(event: UpstreamEvent): boolean;
+  /** Characters of answer in a relayed event's parsed data (count-relayed-text.ts). */
+  countRelayedText(data: unknown): number;
 }

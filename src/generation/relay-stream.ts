@@ -3,6 +3,7 @@ import { ApiError } from '../canonical/generation-error.ts';
 import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import { usageFromParts, type Usage } from '../canonical/usage.ts';
+import { chargeDeliveredUsage, type Delivered } from './charge-delivered-usage.ts';
 import type { ProviderCodec } from '../providers/provider-codec.ts';
 import { readUpstreamEventBatches } from '../providers/shared/read-upstream-events.ts';
 import { isTimeout, type UpstreamResponse } from '../providers/shared/upstream-pool.ts';
@@ -20,30 +21,13 @@ export interface StreamContext {
   /** Puts the catalog model id into a relayed JSON text (rename-relayed-model.ts). */
   renameModel(json: string): string;
   session: BillingSession;
+  /** The prompt at about four bytes a token: its input charge when the upstream never said. */
+  estimatedPromptTokens: number;
   deployment: string;
   abort(): void;
   /** True once the client went away: a broken upstream read is then our own abort. */
   clientGone(): boolean;
   cleanup(): void;
-}
-
-/**
- * A stream cut short is billed for what was delivered (issue 3): the upstream's own numbers
- * where it gave them, else the prompt as reported at the start plus the delivered output at
- * about four characters a token.
- */
-function deliveredUsage(
-  reported: Usage | undefined,
-  deliveredCharacters: number,
-): Usage | undefined {
-  const estimatedOutput = Math.ceil(deliveredCharacters / 4);
-  if (reported === undefined) {
-    return estimatedOutput === 0
-      ? undefined
-      : usageFromParts({ noCache: 0, output: estimatedOutput });
-  }
-  if (reported.outputTokens.total >= estimatedOutput) return reported;
-  return { ...reported, outputTokens: { ...reported.outputTokens, total: estimatedOutput } };
 }
 
 function streamFailure(error: unknown): ApiError {
@@ -61,7 +45,33 @@ async function finish(context: StreamContext, end: SessionEnd): Promise<void> {
   await context.session.end(end);
 }
 
-/** Same dialect: relay each upstream event as it is, reading usage on the way. */
+const brokenFrame = Symbol('broken frame');
+
+/** A relayed event's data, parsed; `brokenFrame` when it is not JSON (chat's [DONE] aside). */
+function parseRelayedData(data: string): unknown {
+  if (data === '[DONE]' || data === '') return undefined;
+  try {
+    return JSON.parse(data);
+  } catch {
+    return brokenFrame;
+  }
+}
+
+/** The client-dialect error event that ends a stream the gateway ends (issue 13 §6). */
+function errorFrames(context: StreamContext, error: ApiError): string {
+  const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
+  let frames = '';
+  for (const event of encoder.encode({ type: 'error', error: error.toGenerationError() }))
+    frames += serializeSurfaceEvent(event);
+  return frames;
+}
+
+/**
+ * Same dialect: relay each upstream event as it is, reading usage on the way. Every event is
+ * parsed: one that is not JSON would make the client's SDK throw, so the stream ends there with
+ * an error event in the client's dialect instead (issue 13 §6), and the call is billed for what
+ * was delivered (docs/decisions/0016), as on every other fault.
+ */
 export async function* relayStream(
   response: UpstreamResponse,
   context: StreamContext,
@@ -69,14 +79,30 @@ export async function* relayStream(
   dropUsageChunk: boolean,
 ): AsyncGenerator<string> {
   const tap = adapter.createUsageTap();
+  const delivered: Delivered = { events: 0, characters: 0 };
   let outcome: SessionEnd['outcome'] = 'cancelled';
   try {
     // One string per upstream read, however many events it held: one await each.
     for await (const events of readUpstreamEventBatches(response.body)) {
       let frames = '';
       for (const event of events) {
+        const data = parseRelayedData(event.data);
+        if (data === brokenFrame) {
+          outcome = 'upstream_error';
+          frames += errorFrames(
+            context,
+            new ApiError(
+              'upstream_error',
+              'The upstream sent an event that is not valid JSON; the answer ends here.',
+            ),
+          );
+          yield frames;
+          return;
+        }
         const seen = tap.observe(event);
         if (dropUsageChunk && seen?.usageOnly === true) continue;
+        delivered.events += 1;
+        delivered.characters += adapter.countRelayedText(data);
         frames += serializeUpstreamEvent(
           adapter.carriesModel(event) ? { ...event, data: context.renameModel(event.data) } : event,
         );
@@ -90,28 +116,26 @@ export async function* relayStream(
       outcome = 'upstream_error';
     } else {
       outcome = 'incomplete';
-      const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
-      const error = new ApiError(
-        'upstream_error',
-        'The upstream stream ended before the response was complete.',
+      yield errorFrames(
+        context,
+        new ApiError(
+          'upstream_error',
+          'The upstream stream ended before the response was complete.',
+        ),
       );
-      for (const event of encoder.encode({ type: 'error', error: error.toGenerationError() }))
-        yield serializeSurfaceEvent(event);
     }
   } catch (error) {
     if (context.clientGone()) return;
     outcome = 'upstream_error';
-    const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
-    for (const event of encoder.encode({
-      type: 'error',
-      error: streamFailure(error).toGenerationError(),
-    })) {
-      yield serializeSurfaceEvent(event);
-    }
+    yield errorFrames(context, streamFailure(error));
   } finally {
     if (outcome !== 'ok') context.abort();
+    const reported = tap.usage();
     await finish(context, {
-      usage: outcome === 'ok' ? tap.usage() : deliveredUsage(tap.usage(), 0),
+      usage:
+        outcome === 'ok' && reported !== undefined
+          ? reported
+          : chargeDeliveredUsage(reported, delivered, context.estimatedPromptTokens),
       deployment: context.deployment,
       outcome,
       status: 200,
@@ -158,19 +182,22 @@ export async function* translateStream(
   let usage: Usage | undefined;
   let finishReason: FinishReason | undefined;
   let failed = false;
-  let delivered = 0;
+  const delivered: Delivered = { events: 0, characters: 0 };
   let outcome: SessionEnd['outcome'] = 'cancelled';
   const render = (parts: StreamPart[]): string => {
     let frames = '';
     for (const part of parts) {
-      delivered += countDelivered(part);
+      delivered.characters += countDelivered(part);
       if (part.type === 'response-start' && part.usage !== undefined) usage = part.usage;
       if (part.type === 'finish') {
         usage = part.usage;
         finishReason = part.finishReason;
       }
       if (part.type === 'error') failed = true;
-      for (const event of encoder.encode(part)) frames += serializeSurfaceEvent(event);
+      for (const event of encoder.encode(part)) {
+        frames += serializeSurfaceEvent(event);
+        delivered.events += 1;
+      }
     }
     return frames;
   };
@@ -213,7 +240,10 @@ export async function* translateStream(
   } finally {
     if (outcome !== 'ok') context.abort();
     await finish(context, {
-      usage: outcome === 'ok' ? usage : deliveredUsage(usage, delivered),
+      usage:
+        outcome === 'ok' && usage !== undefined
+          ? usage
+          : chargeDeliveredUsage(usage, delivered, context.estimatedPromptTokens),
       deployment: context.deployment,
       outcome,
       status: 200,

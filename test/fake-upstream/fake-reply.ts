@@ -92,6 +92,8 @@ export interface FakeSuccessReply extends FakeReplyCommon {
   cutAfterEvents?: number;
   /** `destroy` (default) resets the socket mid-body; `end` finishes the body cleanly but early. */
   cutMode?: 'destroy' | 'end';
+  /** The SSE event at this index is sent with its JSON data cut in half; the rest follow. */
+  brokenFrameAt?: number;
   midStreamError?: FakeMidStreamError;
 }
 

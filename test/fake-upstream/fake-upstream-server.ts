@@ -173,6 +173,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       chunkDelayMs: reply.chunkDelayMs,
       cutAfterEvents: reply.cutAfterEvents,
       cutMode: reply.cutMode,
+      brokenFrameAt: reply.brokenFrameAt,
       onCut: () => {
         cutByFake = true;
       },

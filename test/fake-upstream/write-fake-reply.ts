@@ -8,6 +8,8 @@ export interface StreamTiming {
   chunkDelayMs?: number | undefined;
   cutAfterEvents?: number | undefined;
   cutMode?: 'destroy' | 'end' | undefined;
+  /** The event at this index is sent with its JSON cut in half (a broken frame). */
+  brokenFrameAt?: number | undefined;
   /** Called before the fake cuts the stream itself, so the cut is not taken for a client abort. */
   onCut?: () => void;
 }
@@ -66,7 +68,11 @@ export async function writeSseReply(
     }
     if (index > 0 && (timing.chunkDelayMs ?? 0) > 0) await sleep(timing.chunkDelayMs);
     if (gone(response)) return;
-    await writeFrame(response, serializeSseFrame(frame));
+    const sent =
+      index === timing.brokenFrameAt
+        ? { ...frame, data: frame.data.slice(0, Math.floor(frame.data.length / 2)) }
+        : frame;
+    await writeFrame(response, serializeSseFrame(sent));
   }
   response.end();
 }

@@ -80,8 +80,9 @@ describe('the generation pipeline around the codecs', () => {
   });
 
   it('never overspends under concurrent requests', async () => {
-    // Each hold: ~15 input tokens estimate × 6 µ + 100 output × 15 µ ≈ 1 600 µ; 5 000 µ covers 3.
-    const { token, accountId } = await gateway.createToken({ credits: 5_000 });
+    // Each hold: (~60 body bytes + 1 024 framing) input tokens × 6 µ + 100 output × 15 µ ≈ 8 000 µ;
+    // 20 000 µ covers 2.
+    const { token, accountId } = await gateway.createToken({ credits: 20_000 });
     upstream.enqueue(
       ...Array.from({ length: 10 }, () => ({
         output: [{ text: 'ok' }],
