@@ -165,6 +165,8 @@ export async function composeGateway(
     retryMs: 5_000,
     onSettled: (settlement, result) => settlementMetrics.observe(settlement, result),
     onWaiting: (count) => settlementMetrics.setWaiting(count),
+    onUnreadable: (error, file) =>
+      app.log.error({ err: error, file }, 'a kept settlement file cannot be read; left in place'),
     onFailure: (error, settlement) =>
       // `app` exists by the time any request settles.
       app.log.error(

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { CreditLedger, Settlement, SettlementResult } from './credit-ledger.ts';
@@ -16,6 +16,8 @@ export interface SettlementOutboxOptions {
   onSettled?(settlement: Settlement, result: SettlementResult): void;
   /** Told of every failed attempt; the settlement is kept either way. */
   onFailure?(error: unknown, settlement: Settlement): void;
+  /** Told of a kept file that cannot be read back (left where it is). */
+  onUnreadable?(error: unknown, file: string): void;
   /** Told of how many settlements are waiting whenever that changes. */
   onWaiting?(count: number): void;
 }
@@ -73,10 +75,15 @@ export class SettlementOutbox {
       throw error;
     }
     for (const name of names.filter((item) => item.endsWith(fileSuffix))) {
-      const settlement = JSON.parse(
-        await readFile(path.join(directory, name), 'utf8'),
-      ) as Settlement;
-      this.#waiting.set(settlement.id, settlement);
+      const text = await readFile(path.join(directory, name), 'utf8');
+      try {
+        const settlement = JSON.parse(text) as Settlement;
+        this.#waiting.set(settlement.id, settlement);
+      } catch (error) {
+        // Not a settlement this gateway wrote (files are renamed into place whole): left on
+        // disk for the operator to look at.
+        this.#options.onUnreadable?.(error, path.join(directory, name));
+      }
     }
     this.#options.onWaiting?.(this.#waiting.size);
     await this.flush();
@@ -120,7 +127,10 @@ export class SettlementOutbox {
     if (directory !== undefined) {
       try {
         await mkdir(directory, { recursive: true });
-        await writeFile(this.#file(settlement.id), JSON.stringify(settlement));
+        // Written aside and renamed into place, so a replay never reads half a file.
+        const file = this.#file(settlement.id);
+        await writeFile(`${file}.partial`, JSON.stringify(settlement));
+        await rename(`${file}.partial`, file);
       } catch (error) {
         // Still kept in memory and retried; only a crash before it lands would lose it.
         this.#options.onFailure?.(error, settlement);
