@@ -160,6 +160,8 @@ describe.sequential('Codex exec through the gateway', () => {
         expect(bodyOf(upstream)).toEqual({
           ...bodyOf(turn.accepted[index]),
           model: `${realClientModels.responses}-upstream`,
+          // Codex sends no output limit; the one the hold covers is set (docs/decisions/0015).
+          max_output_tokens: 32_000,
         });
       });
       expect(turn.accepted[0]?.responseText).toContain(`"model":"${realClientModels.responses}"`);
