@@ -122,6 +122,87 @@ if (unreachableReason === undefined) {
       }
     });
 
+    it('writes a settlement whole or not at all when the store fails it (issue 12 §3)', async () => {
+      const schema = uniqueSchema();
+      const store = await openPostgresStore({ connectionString, schema });
+      const client = new pg.Client({ connectionString });
+      await client.connect();
+      try {
+        const account = await createTestAccount(store);
+        await store.ledger.appendEntry({
+          id: `entry_${randomUUID()}`,
+          accountId: account.id,
+          amount: 1_000,
+          kind: 'grant',
+          reason: 'test',
+          requestId: null,
+          createdAt: Date.now(),
+        });
+        const hold = {
+          id: `hold_${randomUUID()}`,
+          accountId: account.id,
+          amount: 400,
+          expiresAt: Date.now() + 60_000,
+        };
+        expect(await store.ledger.placeHold(hold)).toBe(true);
+        // The usage record fails after the charge was written in the same transaction.
+        await client.query(`
+          create function "${schema}".refuse_usage() returns trigger language plpgsql as
+            $$ begin raise exception 'usage records are refused'; end $$;
+          create trigger refuse_usage before insert on "${schema}".usage_records
+            for each row execute function "${schema}".refuse_usage();`);
+        const settlement = {
+          id: `entry_${randomUUID()}`,
+          holdId: hold.id,
+          accountId: account.id,
+          cost: 150,
+          reason: 'generation',
+          requestId: 'request',
+          createdAt: Date.now(),
+          record: {
+            requestId: 'request',
+            accountId: account.id,
+            apiKeyId: 'key',
+            surface: 'messages',
+            model: 'model',
+            deployment: 'provider/model',
+            inputTokens: 10,
+            inputCacheReadTokens: 0,
+            inputCacheWrite5mTokens: 0,
+            inputCacheWrite1hTokens: 0,
+            outputTokens: 5,
+            reasoningTokens: 0,
+            latencyMs: 1,
+            outcome: 'ok',
+            status: 200,
+            createdAt: Date.now(),
+          },
+        };
+        await expect(store.ledger.settle(settlement)).rejects.toThrow(/refused/);
+        // Nothing of it stayed: no charge, no entry, the hold still open for the retry.
+        expect(await store.ledger.getBalance(account.id)).toEqual({
+          balance: 1_000,
+          held: 400,
+          available: 600,
+        });
+        expect(await store.ledger.listEntries(account.id, 10)).toHaveLength(1);
+
+        await client.query(`drop trigger refuse_usage on "${schema}".usage_records`);
+        expect(await store.ledger.settle(settlement)).toEqual({ charged: 150, shortfall: 0 });
+        expect(await store.ledger.settle(settlement)).toEqual({ charged: 150, shortfall: 0 });
+        expect(await store.ledger.getBalance(account.id)).toEqual({
+          balance: 850,
+          held: 0,
+          available: 850,
+        });
+        expect(await store.usage.listUsage(account.id, 10)).toHaveLength(1);
+      } finally {
+        await client.end();
+        await store.close();
+        await dropSchema(schema);
+      }
+    });
+
     it('answers ping while open and fails it once closed', async () => {
       const store = await openIsolatedPostgresStore();
       await expect(store.ping()).resolves.toBeUndefined();
