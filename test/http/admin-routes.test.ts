@@ -61,7 +61,7 @@ describe('admin API under /api/admin (issue 2 §4)', () => {
       allow_negative: true,
     });
     expect(allowed.statusCode).toBe(201);
-    expect(allowed.json().balance).toBe('-1.000000');
+    expect(allowed.json().balance.balance).toBe('-1.000000');
   });
 
   it('creates an account, grants and adjusts credits, issues a token that works, lists and disables it', async () => {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { tokenInterfaces, type TokenInterface } from '../../auth/permissions.ts';
-import { parseCredits } from '../../billing/micro-credits.ts';
+import { formatCredits, parseCredits } from '../../billing/micro-credits.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import type { OperatorService } from '../../operator/operator-service.ts';
 import {
