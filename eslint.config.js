@@ -80,6 +80,8 @@ export default tseslint.config(
       'src/responses-state/**',
       'src/connected/**',
       'src/install/**',
+      'src/features/**',
+      'src/idempotency/**',
     ],
     ['**/http/**', '**/cli/**', '**/store/**', '**/compose*'],
     'Use cases do not import the HTTP layer, the CLI or concrete stores.',

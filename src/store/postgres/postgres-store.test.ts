@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 
-import { describeStoreContracts } from '../contract/describe-store-contracts.ts';
-import { createTestAccount } from '../contract/store-contract-fixtures.ts';
+import { describeStoreContracts } from '../../../test/contract/describe-store-contracts.ts';
+import { createTestAccount } from '../../../test/contract/store-contract-fixtures.ts';
 import type { Store } from '../store.ts';
 import { openPostgresStore } from './open-postgres-store.ts';
 

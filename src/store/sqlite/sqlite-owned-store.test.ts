@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Settlement } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
-import { createTestAccount, uniqueId } from '../contract/store-contract-fixtures.ts';
+import { createTestAccount, uniqueId } from '../../../test/contract/store-contract-fixtures.ts';
 import type { Store } from '../store.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 
-import { describeStoreContracts } from '../contract/describe-store-contracts.ts';
-import { createTestAccount } from '../contract/store-contract-fixtures.ts';
+import { describeStoreContracts } from '../../../test/contract/describe-store-contracts.ts';
+import { createTestAccount } from '../../../test/contract/store-contract-fixtures.ts';
 import type { Store } from '../store.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 
@@ -105,7 +105,7 @@ describe('openSqliteStore', () => {
       });
       await setup.close();
 
-      const childScript = fileURLToPath(new URL('./race-sqlite-holds-child.ts', import.meta.url));
+      const childScript = fileURLToPath(new URL('../../../test/support/race-sqlite-holds-child.ts', import.meta.url));
       const children: Child[] = Array.from({ length: 4 }, () =>
         spawn(
           process.execPath,

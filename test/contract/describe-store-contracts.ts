@@ -1,4 +1,4 @@
-import type { Store } from '../store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
 import { describeApiKeyStoreContract } from './api-key-store.contract.ts';
 import { describeCreditLedgerContract } from './credit-ledger.contract.ts';

@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 
-import { openSqliteStore } from './open-sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 
 const [file, accountId, attempts, amount] = process.argv.slice(2);
 if (

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import type { UsageRecord } from '../../generation/usage-store.ts';
-import type { Store } from '../store.ts';
+import type { UsageRecord } from '../../src/generation/usage-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { createTestAccount, uniqueId } from './store-contract-fixtures.ts';
 import { useContractStore } from './use-contract-store.ts';
 

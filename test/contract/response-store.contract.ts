@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import type { StoredResponse } from '../../responses-state/response-store.ts';
-import type { Store } from '../store.ts';
+import type { StoredResponse } from '../../src/responses-state/response-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { createTestAccount, uniqueId } from './store-contract-fixtures.ts';
 import { useContractStore } from './use-contract-store.ts';
 

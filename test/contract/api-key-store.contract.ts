@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 
 import { describe, expect, it } from 'vitest';
 
-import type { ApiKeyRecord } from '../../auth/api-key-store.ts';
-import type { Store } from '../store.ts';
+import type { ApiKeyRecord } from '../../src/auth/api-key-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { createTestAccount, uniqueId } from './store-contract-fixtures.ts';
 import { useContractStore } from './use-contract-store.ts';
 

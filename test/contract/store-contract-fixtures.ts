@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
-import type { Account } from '../../auth/account-store.ts';
-import type { Store } from '../store.ts';
+import type { Account } from '../../src/auth/account-store.ts';
+import type { Store } from '../../src/store/store.ts';
 
 /** Contract suites share one store per suite, so every test works on ids of its own. */
 export function uniqueId(prefix: string): string {

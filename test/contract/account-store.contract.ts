@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { Store } from '../store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { createTestAccount, uniqueId } from './store-contract-fixtures.ts';
 import { useContractStore } from './use-contract-store.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 
-import type { Store } from '../store.ts';
+import type { Store } from '../../src/store/store.ts';
 
 /** Opens one store for the surrounding `describe` and closes it afterwards. */
 export function useContractStore(openStore: () => Promise<Store>): () => Store {
