@@ -1,4 +1,4 @@
-import { openStore } from '../compose.ts';
+import { openStore } from '../composition/open-store.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { OperatorService } from '../operator/operator-service.ts';
 import type { Store } from '../store/store.ts';

@@ -1,0 +1,41 @@
+import { Authenticator } from '../auth/authenticator.ts';
+import { ModelCatalog } from '../catalog/model-catalog.ts';
+import type { SettlementOutbox } from '../billing/settlement-outbox.ts';
+import type { Config } from '../config/config-schema.ts';
+import { readProviderKey } from '../config/load-config.ts';
+import type { GatewayParts } from '../features/gateway-parts.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
+import { UpstreamPools } from '../providers/shared/upstream-pool.ts';
+import type { Store } from '../store/store.ts';
+
+/** The parts every feature shares: catalog, authentication, upstream pools and billing. */
+export function composeGatewayParts(options: {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  store: Store;
+  rateLimiter: RateLimiter;
+  settlements: SettlementOutbox;
+  logError: GatewayParts['logError'];
+}): GatewayParts {
+  const { config, env, store, rateLimiter, settlements, logError } = options;
+  const now = () => Date.now();
+  return {
+    config,
+    env,
+    catalog: new ModelCatalog(config),
+    authenticator: new Authenticator(store.apiKeys, store.accounts),
+    pools: new UpstreamPools(),
+    billing: {
+      ledger: store.ledger,
+      usage: store.usage,
+      settlements,
+      rateLimiter,
+      limits: config.limits,
+      holdTtlMs: config.billing.holdTtlSeconds * 1000,
+      now,
+    },
+    providerKey: (providerId) => readProviderKey(config.providers[providerId]?.apiKeyEnv, env),
+    now,
+    logError,
+  };
+}

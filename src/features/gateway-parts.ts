@@ -1,0 +1,24 @@
+import type { Authenticator } from '../auth/authenticator.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
+import type { Config } from '../config/config-schema.ts';
+import type { BillingDependencies } from '../generation/billing-session.ts';
+import type { UpstreamPools } from '../providers/shared/upstream-pool.ts';
+
+/**
+ * The shared parts a feature's `compose-<name>.ts` builds its service from (DESIGN.md §3): one
+ * catalog, one set of upstream pools, one billing path, so every feature meters and limits the
+ * same way. Concrete stores are not here: the composition root hands a feature the ports it needs.
+ */
+export interface GatewayParts {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  catalog: ModelCatalog;
+  authenticator: Authenticator;
+  pools: UpstreamPools;
+  billing: BillingDependencies;
+  /** The configured credential of a provider, read from its environment variable. */
+  providerKey(providerId: string): string | undefined;
+  now(): number;
+  /** Logs a failure of background work on the app's logger (available once the app is built). */
+  logError(error: unknown, message: string, fields?: Record<string, unknown>): void;
+}
