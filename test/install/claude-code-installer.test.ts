@@ -14,8 +14,13 @@ import {
   type InstallerTestBed,
   type ProcessRun,
 } from './installer-test-bed.ts';
+import {
+  clientBinaries,
+  clientsFolder,
+  itWithClient,
+} from '../real-clients/require-client-binary.ts';
 
-const claudeBinary = path.resolve('node_modules/.bin/claude');
+const claudeBinary = path.join(clientsFolder, clientBinaries.claudeCode);
 
 interface Settings {
   env: Record<string, string>;
@@ -219,34 +224,39 @@ describe('GET /install/claude-code.sh run with sh', () => {
     await expect(stat(path.join(home, '.claude'))).rejects.toThrow();
   });
 
-  it('Claude Code then answers through the gateway with the written settings', async () => {
-    const install_ = await install({ env: { SWITCHYARD_MODEL: installerModels.messages } });
-    expect(install_.code).toBe(0);
-    bed.fake.enqueue({
-      output: [{ text: 'Hi from the fake upstream, via Switchyard.' }],
-      usage: { input: 12, output: 9 },
-    });
-    // Only HOME carries the configuration: no ANTHROPIC_* variable of this process leaks in.
-    const run = await runProcess(claudeBinary, ['-p', 'say hi', '--output-format', 'json'], {
-      env: {
-        HOME: home,
-        PATH: process.env.PATH,
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
-      cwd: home,
-      timeoutMs: 60_000,
-    });
-    expect(run.timedOut).toBe(false);
-    expect(run.code, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout) as { result: string; is_error: boolean };
-    expect(result.is_error).toBe(false);
-    expect(result.result).toBe('Hi from the fake upstream, via Switchyard.');
-    const generation = bed.fake.requests.filter((request) => request.path === '/v1/messages');
-    expect(generation).toHaveLength(1);
-    const upstream = generation[0];
-    expect(upstream?.headers['x-api-key']).toBe(upstreamKey);
-    expect(upstream?.body).toMatchObject({ model: `${installerModels.messages}-upstream` });
-    expect(JSON.stringify(upstream?.headers)).not.toContain(bed.token);
-  }, 90_000);
+  itWithClient(
+    'Claude Code then answers through the gateway with the written settings',
+    clientBinaries.claudeCode,
+    async () => {
+      const install_ = await install({ env: { SWITCHYARD_MODEL: installerModels.messages } });
+      expect(install_.code).toBe(0);
+      bed.fake.enqueue({
+        output: [{ text: 'Hi from the fake upstream, via Switchyard.' }],
+        usage: { input: 12, output: 9 },
+      });
+      // Only HOME carries the configuration: no ANTHROPIC_* variable of this process leaks in.
+      const run = await runProcess(claudeBinary, ['-p', 'say hi', '--output-format', 'json'], {
+        env: {
+          HOME: home,
+          PATH: process.env.PATH,
+          DISABLE_AUTOUPDATER: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+        cwd: home,
+        timeoutMs: 60_000,
+      });
+      expect(run.timedOut).toBe(false);
+      expect(run.code, run.stderr).toBe(0);
+      const result = JSON.parse(run.stdout) as { result: string; is_error: boolean };
+      expect(result.is_error).toBe(false);
+      expect(result.result).toBe('Hi from the fake upstream, via Switchyard.');
+      const generation = bed.fake.requests.filter((request) => request.path === '/v1/messages');
+      expect(generation).toHaveLength(1);
+      const upstream = generation[0];
+      expect(upstream?.headers['x-api-key']).toBe(upstreamKey);
+      expect(upstream?.body).toMatchObject({ model: `${installerModels.messages}-upstream` });
+      expect(JSON.stringify(upstream?.headers)).not.toContain(bed.token);
+    },
+    90_000,
+  );
 });

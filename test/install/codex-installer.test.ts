@@ -14,8 +14,13 @@ import {
   type InstallerTestBed,
   type ProcessRun,
 } from './installer-test-bed.ts';
+import {
+  clientBinaries,
+  clientsFolder,
+  itWithClient,
+} from '../real-clients/require-client-binary.ts';
 
-const codexBinary = path.resolve('node_modules/.bin/codex');
+const codexBinary = path.join(clientsFolder, clientBinaries.codex);
 
 describe('GET /install/codex.sh run with sh', () => {
   let bed: InstallerTestBed;
@@ -85,59 +90,47 @@ describe('GET /install/codex.sh run with sh', () => {
     expect(JSON.stringify(upstream?.headers)).not.toContain(bed.token);
   }
 
-  it('writes a new config.toml (mode 600) with which Codex answers through the gateway', async () => {
-    const run = await install({ env: { SWITCHYARD_MODEL: installerModels.responses } });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(run.stdout).not.toContain(bed.token);
-    expect(run.stdout).toContain(configPath);
-    expect(await readFile(configPath, 'utf8')).toBe(
-      `model_provider = "switchyard"\nmodel = "${installerModels.responses}"\n\n${providerTable()}\n`,
-    );
-    expect((await stat(configPath)).mode & 0o777).toBe(0o600);
+  itWithClient(
+    'writes a new config.toml (mode 600) with which Codex answers through the gateway',
+    clientBinaries.codex,
+    async () => {
+      const run = await install({ env: { SWITCHYARD_MODEL: installerModels.responses } });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toContain(bed.token);
+      expect(run.stdout).toContain(configPath);
+      expect(await readFile(configPath, 'utf8')).toBe(
+        `model_provider = "switchyard"\nmodel = "${installerModels.responses}"\n\n${providerTable()}\n`,
+      );
+      expect((await stat(configPath)).mode & 0o777).toBe(0o600);
 
-    bed.fake.enqueue({
-      output: [{ text: 'Hi from the fake upstream, via Switchyard.' }],
-      usage: { input: 12, output: 9 },
-    });
-    const codex = await runCodex();
-    expect(codex.timedOut).toBe(false);
-    expect(codex.code, codex.stderr).toBe(0);
-    expect(codex.stdout.trim()).toBe('Hi from the fake upstream, via Switchyard.');
-    expectUpstreamCall();
-  }, 90_000);
+      bed.fake.enqueue({
+        output: [{ text: 'Hi from the fake upstream, via Switchyard.' }],
+        usage: { input: 12, output: 9 },
+      });
+      const codex = await runCodex();
+      expect(codex.timedOut).toBe(false);
+      expect(codex.code, codex.stderr).toBe(0);
+      expect(codex.stdout.trim()).toBe('Hi from the fake upstream, via Switchyard.');
+      expectUpstreamCall();
+    },
+    90_000,
+  );
 
-  it('keeps the rest of an existing config, replaces its own keys and table, backs it up', async () => {
-    await mkdir(codexHome, { recursive: true });
-    const original = [
-      '# my settings',
-      'model = "gpt-old"',
-      'model_provider = "openai"',
-      'model_reasoning_effort = "low"',
-      '',
-      '[model_providers.switchyard]',
-      'name = "an earlier install"',
-      'base_url = "http://old.example/v1"',
-      '',
-      '[model_providers.other]',
-      'name = "Other"',
-      'base_url = "http://other.example/v1"',
-      'wire_api = "responses"',
-      '',
-      '[tui]',
-      'notifications = true',
-      '',
-    ].join('\n');
-    await writeFile(configPath, original);
-
-    const run = await install({ env: { SWITCHYARD_MODEL: installerModels.responses } });
-    expect(run.code).toBe(0);
-    expect(await readFile(configPath, 'utf8')).toBe(
-      [
-        'model_provider = "switchyard"',
-        `model = "${installerModels.responses}"`,
+  itWithClient(
+    'keeps the rest of an existing config, replaces its own keys and table, backs it up',
+    clientBinaries.codex,
+    async () => {
+      await mkdir(codexHome, { recursive: true });
+      const original = [
         '# my settings',
+        'model = "gpt-old"',
+        'model_provider = "openai"',
         'model_reasoning_effort = "low"',
+        '',
+        '[model_providers.switchyard]',
+        'name = "an earlier install"',
+        'base_url = "http://old.example/v1"',
         '',
         '[model_providers.other]',
         'name = "Other"',
@@ -147,30 +140,52 @@ describe('GET /install/codex.sh run with sh', () => {
         '[tui]',
         'notifications = true',
         '',
-        providerTable(),
-        '',
-      ].join('\n'),
-    );
-    const backups = (await readdir(codexHome)).filter((name) =>
-      name.startsWith('config.toml.switchyard-backup-'),
-    );
-    expect(backups).toHaveLength(1);
-    const backupPath = path.join(codexHome, backups[0] as string);
-    expect(await readFile(backupPath, 'utf8')).toBe(original);
-    expect(run.stdout).toContain(backupPath);
+      ].join('\n');
+      await writeFile(configPath, original);
 
-    // Installing twice leaves one table and one set of root keys, and Codex accepts the file.
-    const again = await install({ env: { SWITCHYARD_MODEL: installerModels.responses } });
-    expect(again.code).toBe(0);
-    const text = await readFile(configPath, 'utf8');
-    expect(text.match(/\[model_providers\.switchyard\]/g)).toHaveLength(1);
-    expect(text.match(/^model_provider = /gm)).toHaveLength(1);
-    bed.fake.enqueue({ output: [{ text: 'Still here.' }], usage: { input: 3, output: 2 } });
-    const codex = await runCodex();
-    expect(codex.code, codex.stderr).toBe(0);
-    expect(codex.stdout.trim()).toBe('Still here.');
-    expectUpstreamCall();
-  }, 90_000);
+      const run = await install({ env: { SWITCHYARD_MODEL: installerModels.responses } });
+      expect(run.code).toBe(0);
+      expect(await readFile(configPath, 'utf8')).toBe(
+        [
+          'model_provider = "switchyard"',
+          `model = "${installerModels.responses}"`,
+          '# my settings',
+          'model_reasoning_effort = "low"',
+          '',
+          '[model_providers.other]',
+          'name = "Other"',
+          'base_url = "http://other.example/v1"',
+          'wire_api = "responses"',
+          '',
+          '[tui]',
+          'notifications = true',
+          '',
+          providerTable(),
+          '',
+        ].join('\n'),
+      );
+      const backups = (await readdir(codexHome)).filter((name) =>
+        name.startsWith('config.toml.switchyard-backup-'),
+      );
+      expect(backups).toHaveLength(1);
+      const backupPath = path.join(codexHome, backups[0] as string);
+      expect(await readFile(backupPath, 'utf8')).toBe(original);
+      expect(run.stdout).toContain(backupPath);
+
+      // Installing twice leaves one table and one set of root keys, and Codex accepts the file.
+      const again = await install({ env: { SWITCHYARD_MODEL: installerModels.responses } });
+      expect(again.code).toBe(0);
+      const text = await readFile(configPath, 'utf8');
+      expect(text.match(/\[model_providers\.switchyard\]/g)).toHaveLength(1);
+      expect(text.match(/^model_provider = /gm)).toHaveLength(1);
+      bed.fake.enqueue({ output: [{ text: 'Still here.' }], usage: { input: 3, output: 2 } });
+      const codex = await runCodex();
+      expect(codex.code, codex.stderr).toBe(0);
+      expect(codex.stdout.trim()).toBe('Still here.');
+      expectUpstreamCall();
+    },
+    90_000,
+  );
 
   it('stops on a token the gateway refuses (401) and writes nothing', async () => {
     const unknown = generateClientToken().token;

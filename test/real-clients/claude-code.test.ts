@@ -16,7 +16,7 @@ import {
   startRealClientBed,
   type RealClientBed,
 } from './real-client-bed.ts';
-import { requireClientBinary } from './require-client-binary.ts';
+import { describeWithClient } from './require-client-binary.ts';
 import { readUpstreamToolCalls, readUpstreamTools } from './read-upstream-tools.ts';
 import { describeRun } from './run-client-process.ts';
 import { claudeCodeBinary, runClaudeCode, type ClaudeCodeRun } from './run-claude-code.ts';
@@ -178,142 +178,151 @@ function bodyOf(value: { body: unknown } | undefined): Json {
   return (value?.body ?? {}) as Json;
 }
 
-describe.sequential('Claude Code -p --output-format json through the gateway', () => {
-  let bed: RealClientBed;
+describeWithClient(
+  'Claude Code -p --output-format json through the gateway',
+  claudeCodeBinary,
+  () => {
+    let bed: RealClientBed;
 
-  beforeAll(async () => {
-    requireClientBinary(claudeCodeBinary);
-    bed = await startRealClientBed();
-  });
-  afterAll(async () => {
-    await bed?.close();
-  });
-  beforeEach(() => bed.reset());
+    beforeAll(async () => {
+      bed = await startRealClientBed();
+    });
+    afterAll(async () => {
+      await bed?.close();
+    });
+    beforeEach(() => bed.reset());
 
-  describe.each<Credential>(['x-api-key', 'bearer'])('credential %s', (credential) => {
+    describe.each<Credential>(['x-api-key', 'bearer'])('credential %s', (credential) => {
+      it(
+        'anthropic upstream (same dialect): runs Read and forwards every field it sent',
+        { timeout: 150_000 },
+        async () => {
+          const turn = await runReadFileTurn(bed, 'anthropic', credential);
+          expectToolRoundTrip(turn, bed);
+          expect(turn.refused).toEqual([]);
+          const sentHeader = credential === 'bearer' ? 'authorization' : 'x-api-key';
+          expect(turn.accepted[0]?.headers[sentHeader]).toContain(bed.token);
+
+          turn.upstream.forEach((upstream, index) => {
+            const client = turn.accepted[index];
+            // Same dialect: the body is the client's, with only the model replaced.
+            expect(bodyOf(upstream)).toEqual({
+              ...bodyOf(client),
+              model: `${realClientModels.anthropic}-upstream`,
+            });
+            expect(upstream.headers['anthropic-beta']).toBe(client?.headers['anthropic-beta']);
+            expect(upstream.headers['anthropic-version']).toBe(
+              client?.headers['anthropic-version'],
+            );
+            for (const name of ['x-app', 'x-claude-code-session-id']) {
+              expect(client?.headers[name]).toEqual(expect.any(String));
+              expect(upstream.headers[name]).toBe(client?.headers[name]);
+            }
+          });
+          // The client sees the catalog model id, never the deployment's upstream name.
+          expect(turn.accepted[0]?.responseText).toContain(
+            `"model":"${realClientModels.anthropic}"`,
+          );
+          expect(turn.accepted[0]?.responseText).not.toContain('-upstream');
+          const first = bodyOf(turn.upstream[0]);
+          expect(first).toMatchObject({
+            stream: true,
+            thinking: { type: expect.any(String) },
+            context_management: { edits: expect.any(Array) },
+            metadata: { user_id: expect.any(String) },
+          });
+          expect(turn.upstream[0]?.headers['anthropic-beta']).toContain('claude-code-20250219');
+          expect(JSON.stringify(first.system)).toContain('"cache_control":{"type":"ephemeral"');
+          // Signed thinking comes back byte-identical on the next turn.
+          const assistant = (bodyOf(turn.upstream[1]).messages as Json[]).find(
+            (message) => message.role === 'assistant',
+          );
+          expect(assistant?.content).toContainEqual({
+            type: 'thinking',
+            thinking,
+            signature: fakeThinkingSignature(thinking),
+          });
+        },
+      );
+
+      describe.each<Exclude<Route, 'anthropic'>>(['chat', 'responses'])(
+        'openai-%s upstream (cross dialect)',
+        (route) => {
+          it(
+            'runs Read with its tools, result and reasoning translated',
+            { timeout: 150_000 },
+            async () => {
+              const turn = await runReadFileTurn(bed, route, credential);
+              expectToolRoundTrip(turn, bed);
+              // decisions/0030: with tool search on (the default) the deferred tools cross as
+              // ordinary tools, so not one request is refused.
+              expect(turn.refused).toEqual([]);
+              expectUpstreamInputCounted(turn);
+              const client = bodyOf(turn.accepted[0]);
+              expect(client.tools).toContainEqual(expect.objectContaining({ defer_loading: true }));
+              const first = bodyOf(turn.upstream[0]);
+              const clientTools = (client.tools as Json[]).map((tool) => ({
+                name: tool.name,
+                schema: tool.input_schema,
+              }));
+              expect(readUpstreamTools(turn.upstream[0] as RecordedRequest)).toEqual(clientTools);
+              expect(first).toMatchObject({
+                model: `${realClientModels[route]}-upstream`,
+                stream: true,
+              });
+              // OpenAI refuses a `user` over 64 characters; Claude Code's is a JSON text.
+              expect((client.metadata as Json).user_id).toEqual(expect.any(String));
+              expect(first.user).toMatch(/^sy-[0-9a-f]{61}$/);
+              // thinking.display "omitted" crosses: the thinking block comes without its text.
+              expect(client.thinking).toMatchObject({ type: 'adaptive', display: 'omitted' });
+              expect(turn.accepted[0]?.responseText).toContain('"type":"thinking"');
+              expect(turn.accepted[0]?.responseText).not.toContain(thinking);
+              const effort = (client.output_config as Json).effort;
+              if (route === 'chat') {
+                expect(first).toMatchObject({
+                  stream_options: { include_usage: true },
+                  max_completion_tokens: client.max_tokens,
+                  reasoning_effort: effort,
+                });
+                // Claude Code's system message inside `messages` keeps its place.
+                const roles = (first.messages as Json[]).map((message) => message.role);
+                expect(roles.slice(0, 3)).toEqual(['system', 'user', 'system']);
+                return;
+              }
+              expect(first).toMatchObject({
+                store: false,
+                include: ['reasoning.encrypted_content'],
+                max_output_tokens: client.max_tokens,
+                reasoning: { effort },
+              });
+              // The reasoning item rides in the thinking signature and comes back exactly.
+              expect(turn.accepted[0]?.responseText).toContain('sy1.openai.');
+              const input = bodyOf(turn.upstream[1]).input as Json[];
+              expect(input).toContainEqual(
+                expect.objectContaining({
+                  type: 'reasoning',
+                  encrypted_content: encryptedReasoning,
+                  summary: [{ type: 'summary_text', text: thinking }],
+                }),
+              );
+            },
+          );
+        },
+      );
+    });
+
     it(
-      'anthropic upstream (same dialect): runs Read and forwards every field it sent',
+      'cross dialect with ENABLE_TOOL_SEARCH=false: no request is refused',
       { timeout: 150_000 },
       async () => {
-        const turn = await runReadFileTurn(bed, 'anthropic', credential);
+        const turn = await runReadFileTurn(bed, 'chat', 'x-api-key', {
+          ENABLE_TOOL_SEARCH: 'false',
+        });
         expectToolRoundTrip(turn, bed);
         expect(turn.refused).toEqual([]);
-        const sentHeader = credential === 'bearer' ? 'authorization' : 'x-api-key';
-        expect(turn.accepted[0]?.headers[sentHeader]).toContain(bed.token);
-
-        turn.upstream.forEach((upstream, index) => {
-          const client = turn.accepted[index];
-          // Same dialect: the body is the client's, with only the model replaced.
-          expect(bodyOf(upstream)).toEqual({
-            ...bodyOf(client),
-            model: `${realClientModels.anthropic}-upstream`,
-          });
-          expect(upstream.headers['anthropic-beta']).toBe(client?.headers['anthropic-beta']);
-          expect(upstream.headers['anthropic-version']).toBe(client?.headers['anthropic-version']);
-          for (const name of ['x-app', 'x-claude-code-session-id']) {
-            expect(client?.headers[name]).toEqual(expect.any(String));
-            expect(upstream.headers[name]).toBe(client?.headers[name]);
-          }
-        });
-        // The client sees the catalog model id, never the deployment's upstream name.
-        expect(turn.accepted[0]?.responseText).toContain(`"model":"${realClientModels.anthropic}"`);
-        expect(turn.accepted[0]?.responseText).not.toContain('-upstream');
-        const first = bodyOf(turn.upstream[0]);
-        expect(first).toMatchObject({
-          stream: true,
-          thinking: { type: expect.any(String) },
-          context_management: { edits: expect.any(Array) },
-          metadata: { user_id: expect.any(String) },
-        });
-        expect(turn.upstream[0]?.headers['anthropic-beta']).toContain('claude-code-20250219');
-        expect(JSON.stringify(first.system)).toContain('"cache_control":{"type":"ephemeral"');
-        // Signed thinking comes back byte-identical on the next turn.
-        const assistant = (bodyOf(turn.upstream[1]).messages as Json[]).find(
-          (message) => message.role === 'assistant',
-        );
-        expect(assistant?.content).toContainEqual({
-          type: 'thinking',
-          thinking,
-          signature: fakeThinkingSignature(thinking),
-        });
+        expect(bodyOf(turn.accepted[0]).context_management).toBeDefined();
+        expect(bodyOf(turn.accepted[0]).thinking).toMatchObject({ display: 'omitted' });
       },
     );
-
-    describe.each<Exclude<Route, 'anthropic'>>(['chat', 'responses'])(
-      'openai-%s upstream (cross dialect)',
-      (route) => {
-        it(
-          'runs Read with its tools, result and reasoning translated',
-          { timeout: 150_000 },
-          async () => {
-            const turn = await runReadFileTurn(bed, route, credential);
-            expectToolRoundTrip(turn, bed);
-            // decisions/0030: with tool search on (the default) the deferred tools cross as
-            // ordinary tools, so not one request is refused.
-            expect(turn.refused).toEqual([]);
-            expectUpstreamInputCounted(turn);
-            const client = bodyOf(turn.accepted[0]);
-            expect(client.tools).toContainEqual(expect.objectContaining({ defer_loading: true }));
-            const first = bodyOf(turn.upstream[0]);
-            const clientTools = (client.tools as Json[]).map((tool) => ({
-              name: tool.name,
-              schema: tool.input_schema,
-            }));
-            expect(readUpstreamTools(turn.upstream[0] as RecordedRequest)).toEqual(clientTools);
-            expect(first).toMatchObject({
-              model: `${realClientModels[route]}-upstream`,
-              stream: true,
-            });
-            // OpenAI refuses a `user` over 64 characters; Claude Code's is a JSON text.
-            expect((client.metadata as Json).user_id).toEqual(expect.any(String));
-            expect(first.user).toMatch(/^sy-[0-9a-f]{61}$/);
-            // thinking.display "omitted" crosses: the thinking block comes without its text.
-            expect(client.thinking).toMatchObject({ type: 'adaptive', display: 'omitted' });
-            expect(turn.accepted[0]?.responseText).toContain('"type":"thinking"');
-            expect(turn.accepted[0]?.responseText).not.toContain(thinking);
-            const effort = (client.output_config as Json).effort;
-            if (route === 'chat') {
-              expect(first).toMatchObject({
-                stream_options: { include_usage: true },
-                max_completion_tokens: client.max_tokens,
-                reasoning_effort: effort,
-              });
-              // Claude Code's system message inside `messages` keeps its place.
-              const roles = (first.messages as Json[]).map((message) => message.role);
-              expect(roles.slice(0, 3)).toEqual(['system', 'user', 'system']);
-              return;
-            }
-            expect(first).toMatchObject({
-              store: false,
-              include: ['reasoning.encrypted_content'],
-              max_output_tokens: client.max_tokens,
-              reasoning: { effort },
-            });
-            // The reasoning item rides in the thinking signature and comes back exactly.
-            expect(turn.accepted[0]?.responseText).toContain('sy1.openai.');
-            const input = bodyOf(turn.upstream[1]).input as Json[];
-            expect(input).toContainEqual(
-              expect.objectContaining({
-                type: 'reasoning',
-                encrypted_content: encryptedReasoning,
-                summary: [{ type: 'summary_text', text: thinking }],
-              }),
-            );
-          },
-        );
-      },
-    );
-  });
-
-  it(
-    'cross dialect with ENABLE_TOOL_SEARCH=false: no request is refused',
-    { timeout: 150_000 },
-    async () => {
-      const turn = await runReadFileTurn(bed, 'chat', 'x-api-key', { ENABLE_TOOL_SEARCH: 'false' });
-      expectToolRoundTrip(turn, bed);
-      expect(turn.refused).toEqual([]);
-      expect(bodyOf(turn.accepted[0]).context_management).toBeDefined();
-      expect(bodyOf(turn.accepted[0]).thinking).toMatchObject({ display: 'omitted' });
-    },
-  );
-});
+  },
+);

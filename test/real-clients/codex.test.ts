@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { FakeReply, RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
 import {
   echoLastToolResult,
@@ -16,7 +16,7 @@ import {
   startRealClientBed,
   type RealClientBed,
 } from './real-client-bed.ts';
-import { requireClientBinary } from './require-client-binary.ts';
+import { describeWithClient } from './require-client-binary.ts';
 import { readUpstreamToolCalls, readUpstreamTools } from './read-upstream-tools.ts';
 import { describeRun } from './run-client-process.ts';
 import { codexLauncher, runCodex, type CodexRun } from './run-codex.ts';
@@ -138,11 +138,10 @@ function expectToolRoundTrip(turn: CatFileTurn, bed: RealClientBed): void {
   expect(output?.call_id).toBe(turn.toolCallId);
 }
 
-describe.sequential('Codex exec through the gateway', () => {
+describeWithClient('Codex exec through the gateway', codexLauncher, () => {
   let bed: RealClientBed;
 
   beforeAll(async () => {
-    requireClientBinary(codexLauncher);
     bed = await startRealClientBed();
   });
   afterAll(async () => {

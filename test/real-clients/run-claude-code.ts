@@ -1,9 +1,9 @@
 import type { ClientWorkspace } from './real-client-bed.ts';
-import { requireClientBinary } from './require-client-binary.ts';
+import { clientBinaries, requireClientBinary } from './require-client-binary.ts';
 import { buildClientEnvironment } from './client-environment.ts';
 import { runClientProcess, type ClientRun } from './run-client-process.ts';
 
-export const claudeCodeBinary = 'node_modules/.bin/claude';
+export const claudeCodeBinary = clientBinaries.claudeCode;
 
 export interface ClaudeCodeOptions {
   origin: string;

@@ -2,10 +2,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildClientEnvironment } from './client-environment.ts';
 import type { ClientWorkspace } from './real-client-bed.ts';
-import { requireClientBinary } from './require-client-binary.ts';
+import { clientBinaries, requireClientBinary } from './require-client-binary.ts';
 import { runClientProcess, type ClientRun } from './run-client-process.ts';
 
-export const codexLauncher = 'node_modules/@openai/codex/bin/codex.js';
+export const codexLauncher = clientBinaries.codexLauncher;
 
 /** The variable named by `env_key`: Codex sends its value as `Authorization: Bearer`. */
 const tokenVariable = 'SWITCHYARD_TOKEN';

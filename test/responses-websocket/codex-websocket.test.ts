@@ -1,17 +1,21 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   startWebSocketTestBed,
   wsModels,
   type WebSocketTestBed,
 } from './responses-websocket-test-bed.ts';
+import {
+  clientBinaries,
+  clientsFolder,
+  describeWithClient,
+} from '../real-clients/require-client-binary.ts';
 
-const codexLauncher = path.resolve('node_modules/@openai/codex/bin/codex.js');
+const codexLauncher = path.join(clientsFolder, clientBinaries.codexLauncher);
 const tokenVariable = 'SWITCHYARD_TOKEN';
 
 /** Variables that would point Codex elsewhere or hand it a credential of the developer's. */
@@ -76,7 +80,7 @@ async function runCodex(bed: WebSocketTestBed, home: string, prompt: string) {
   return { code, output, lastMessage };
 }
 
-describe.skipIf(!existsSync(codexLauncher))('Codex exec over the responses WebSocket', () => {
+describeWithClient('Codex exec over the responses WebSocket', clientBinaries.codexLauncher, () => {
   let bed: WebSocketTestBed;
   let home: string;
   const upgrades: string[] = [];
