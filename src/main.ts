@@ -2,6 +2,8 @@ import pino from 'pino';
 import { composeGateway } from './compose.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { DependencyUnreachableError } from './store/wait-for-dependency.ts';
+import { createLogStream } from './logging/create-log-stream.ts';
+import { logFirstStartHint } from './logging/log-first-start-hint.ts';
 
 /** Process entry: configuration → composition → listen → graceful shutdown. */
 async function main(): Promise<void> {
@@ -16,12 +18,16 @@ async function main(): Promise<void> {
     throw error;
   }
   const { config, source } = loaded;
-  // Start-up speaks before the app's logger exists, in the same JSON lines.
-  const startupLog = pino({ level: config.server.logLevel });
+  const stream = await createLogStream(process.stdout);
+  // Start-up speaks before the app's logger exists, in the same lines.
+  const startupLog =
+    stream !== undefined
+      ? pino({ level: config.server.logLevel }, stream)
+      : pino({ level: config.server.logLevel });
   let gateway;
   try {
     gateway = await composeGateway(config, {
-      logger: { level: config.server.logLevel },
+      logger: { level: config.server.logLevel, ...(stream !== undefined ? { stream } : {}) },
       processMetrics: true,
       warn: (message, fields) => startupLog.warn(fields, message),
     });
@@ -46,9 +52,7 @@ async function main(): Promise<void> {
 
   const accounts = await gateway.store.accounts.listAccounts();
   if (accounts.length === 0) {
-    app.log.info(
-      'Empty database. Create the first account, credits and client token with: npm run cli -- bootstrap --name <your-name> --credits 10',
-    );
+    logFirstStartHint(app.log);
   }
 
   let closing = false;
