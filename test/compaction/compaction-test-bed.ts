@@ -1,6 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import { startUpstreamTestBed, testModel, type UpstreamTestBed } from '../support/test-gateway.ts';
 
 /** One model per way of compacting: the gateway itself over three dialects, or the upstream. */
 export const compactionModels = {
@@ -43,23 +41,16 @@ export const conversation = [
 
 export const summaryText = 'SUMMARY: parse was renamed to parseCsv in src/csv.ts; a test is next.';
 
-export interface CompactionTestBed {
-  fake: FakeUpstream;
-  gateway: TestGateway;
-  /** The listening gateway's origin, without `/v1`. */
-  origin: string;
-  close(): Promise<void>;
-}
+export type CompactionTestBed = UpstreamTestBed;
 
-export async function startCompactionTestBed(): Promise<CompactionTestBed> {
-  const fake = await startFakeUpstream();
+export function startCompactionTestBed(): Promise<CompactionTestBed> {
   const pricing = { ...prices, cacheRead: 0.3, cacheWrite5m: 3.75, cacheWrite1h: 6 };
-  const gateway = await startTestGateway({
+  return startUpstreamTestBed({
     providers: {
-      anthropic: { kind: 'anthropic', baseUrl: fake.url },
-      chat: { kind: 'openai-chat', baseUrl: fake.url },
-      responses: { kind: 'openai-responses', baseUrl: fake.url },
-      openai: { kind: 'openai-responses', baseUrl: fake.url, forwardCompaction: true },
+      anthropic: { kind: 'anthropic' },
+      chat: { kind: 'openai-chat' },
+      responses: { kind: 'openai-responses' },
+      openai: { kind: 'openai-responses', forwardCompaction: true },
     },
     models: [
       testModel(compactionModels.anthropic, 'anthropic', { pricing }),
@@ -67,18 +58,8 @@ export async function startCompactionTestBed(): Promise<CompactionTestBed> {
       testModel(compactionModels.responses, 'responses', { pricing }),
       testModel(compactionModels.forwarding, 'openai', { pricing }),
     ],
+    listen: true,
   });
-  await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = gateway.app.server.address() as AddressInfo;
-  return {
-    fake,
-    gateway,
-    origin: `http://127.0.0.1:${port}`,
-    async close() {
-      await gateway.close();
-      await fake.close();
-    },
-  };
 }
 
 /** Micro-credits for a usage at the configured prices. */

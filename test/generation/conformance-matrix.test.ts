@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import type { FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
+import {
+  startUpstreamTestBed,
+  testModel,
+  type TestGateway,
+  type UpstreamTestBed,
+} from '../support/test-gateway.ts';
 import {
   buildRequest,
   readResponse,
@@ -23,28 +28,25 @@ const weatherTool = {
 };
 
 describe('conformance matrix: 3 client dialects × 3 upstream dialects', () => {
+  let bed: UpstreamTestBed;
   let upstream: FakeUpstream;
   let gateway: TestGateway;
   let token: string;
   let accountId: string;
 
   beforeAll(async () => {
-    upstream = await startFakeUpstream({ requireKey: 'upstream-key' });
-    process.env.MATRIX_UPSTREAM_KEY = 'upstream-key';
-    gateway = await startTestGateway({
+    bed = await startUpstreamTestBed({
       providers: Object.fromEntries(
-        providers.map((provider) => [
-          provider.kind,
-          { kind: provider.kind, baseUrl: upstream.url, apiKeyEnv: 'MATRIX_UPSTREAM_KEY' },
-        ]),
+        providers.map((provider) => [provider.kind, { kind: provider.kind }]),
       ),
       models: providers.map((provider) => testModel(provider.model, provider.kind)),
+      upstreamKey: 'upstream-key',
+      credits: 100_000_000,
     });
-    ({ token, accountId } = await gateway.createToken({ credits: 100_000_000 }));
+    ({ fake: upstream, gateway, token, accountId } = bed);
   });
   afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
+    await bed.close();
   });
   beforeEach(() => upstream.reset());
 

@@ -1,7 +1,13 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import type { FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
+import {
+  startTestGateway,
+  startUpstreamTestBed,
+  testModel,
+  type TestGateway,
+  type UpstreamTestBed,
+} from '../support/test-gateway.ts';
 
 const messagesBody = (model: string, extra: Record<string, unknown> = {}) => ({
   model,
@@ -11,15 +17,15 @@ const messagesBody = (model: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('the generation pipeline around the codecs', () => {
+  let bed: UpstreamTestBed;
   let upstream: FakeUpstream;
   let gateway: TestGateway;
 
   beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
+    bed = await startUpstreamTestBed({
       providers: {
-        anthropic: { kind: 'anthropic', baseUrl: upstream.url },
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
+        anthropic: { kind: 'anthropic' },
+        chat: { kind: 'openai-chat' },
         dead: { kind: 'anthropic', baseUrl: 'http://127.0.0.1:9', connectTimeoutMs: 500 },
       },
       models: [
@@ -42,12 +48,12 @@ describe('the generation pipeline around the codecs', () => {
         }),
         testModel('lenient', 'chat', { ignoreFields: ['context_management'] }),
       ],
-      limits: { token: { requestsPerMinute: 1000 } },
+      config: { limits: { token: { requestsPerMinute: 1000 } } },
     });
+    ({ fake: upstream, gateway } = bed);
   });
   afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
+    await bed.close();
   });
   beforeEach(() => upstream.reset());
 

@@ -1,8 +1,13 @@
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
+import type { FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
 import { parseServerSentEvents } from '../support/parse-sse.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import {
+  startUpstreamTestBed,
+  testModel,
+  type TestGateway,
+  type UpstreamTestBed,
+} from '../support/test-gateway.ts';
 
 // SSE payloads are read loosely, the way a client reads them.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -14,24 +19,20 @@ type Json = Record<string, any>;
  * the best size known without waiting, with the upstream's exact figures in `message_delta`.
  */
 describe('the prompt size in message_start from OpenAI-style upstreams', () => {
+  let bed: UpstreamTestBed;
   let upstream: FakeUpstream;
   let gateway: TestGateway;
   let token: string;
 
   beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
+    bed = await startUpstreamTestBed({
       providers: {
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
-        countingChat: { kind: 'openai-chat', baseUrl: upstream.url, countInputTokens: true },
-        responses: { kind: 'openai-responses', baseUrl: upstream.url },
-        tokenizedChat: { kind: 'openai-chat', baseUrl: upstream.url },
-        vllm: { kind: 'openai-chat', baseUrl: upstream.url, tokenizePath: '/tokenize' },
-        uncountedResponses: {
-          kind: 'openai-responses',
-          baseUrl: upstream.url,
-          countInputTokens: false,
-        },
+        chat: { kind: 'openai-chat' },
+        countingChat: { kind: 'openai-chat', countInputTokens: true },
+        responses: { kind: 'openai-responses' },
+        tokenizedChat: { kind: 'openai-chat' },
+        vllm: { kind: 'openai-chat', tokenizePath: '/tokenize' },
+        uncountedResponses: { kind: 'openai-responses', countInputTokens: false },
       },
       models: [
         testModel('chat-model', 'chat'),
@@ -49,12 +50,12 @@ describe('the prompt size in message_start from OpenAI-style upstreams', () => {
           ],
         }),
       ],
+      credits: 100_000_000,
     });
-    ({ token } = await gateway.createToken({ credits: 100_000_000 }));
+    ({ fake: upstream, gateway, token } = bed);
   });
   afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
+    await bed.close();
   });
   beforeEach(() => upstream.reset());
 

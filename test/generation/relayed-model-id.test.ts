@@ -1,34 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
+import type { FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
 import { parseServerSentEvents } from '../support/parse-sse.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import {
+  modelPerDialect,
+  startUpstreamTestBed,
+  type TestGateway,
+  type UpstreamTestBed,
+} from '../support/test-gateway.ts';
 
 /** The same-dialect fast path shows the catalog's model id, not the deployment's upstream name. */
 describe('the model id a same-dialect client sees', () => {
+  let bed: UpstreamTestBed;
   let upstream: FakeUpstream;
   let gateway: TestGateway;
   let token: string;
 
   beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
-      providers: {
-        anthropic: { kind: 'anthropic', baseUrl: upstream.url },
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
-        responses: { kind: 'openai-responses', baseUrl: upstream.url },
-      },
-      models: [
-        testModel('team/claude', 'anthropic'),
-        testModel('team/chat', 'chat'),
-        testModel('team/responses', 'responses'),
-      ],
+    bed = await startUpstreamTestBed({
+      ...modelPerDialect({
+        anthropic: 'team/claude',
+        chat: 'team/chat',
+        responses: 'team/responses',
+      }),
+      credits: 10_000_000,
     });
-    ({ token } = await gateway.createToken({ credits: 10_000_000 }));
+    ({ fake: upstream, gateway, token } = bed);
   });
   afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
+    await bed.close();
   });
 
   const routes = [

@@ -14,13 +14,11 @@ import {
   type InstallerTestBed,
   type ProcessRun,
 } from './installer-test-bed.ts';
-import {
-  clientBinaries,
-  clientsFolder,
-  itWithClient,
-} from '../real-clients/require-client-binary.ts';
+import { clientBinaries, clientPath, itWithClient } from '../real-clients/require-client-binary.ts';
 
-const claudeBinary = path.join(clientsFolder, clientBinaries.claudeCode);
+const claudeBinary = clientPath(clientBinaries.claudeCode);
+/** Tests that run Claude Code: skipped loudly outside CI when it is not installed, failed under CI. */
+const itWithClaudeCode = itWithClient(clientBinaries.claudeCode);
 
 interface Settings {
   env: Record<string, string>;
@@ -224,9 +222,8 @@ describe('GET /install/claude-code.sh run with sh', () => {
     await expect(stat(path.join(home, '.claude'))).rejects.toThrow();
   });
 
-  itWithClient(
+  itWithClaudeCode(
     'Claude Code then answers through the gateway with the written settings',
-    clientBinaries.claudeCode,
     async () => {
       const install_ = await install({ env: { SWITCHYARD_MODEL: installerModels.messages } });
       expect(install_.code).toBe(0);

@@ -14,13 +14,11 @@ import {
   type InstallerTestBed,
   type ProcessRun,
 } from './installer-test-bed.ts';
-import {
-  clientBinaries,
-  clientsFolder,
-  itWithClient,
-} from '../real-clients/require-client-binary.ts';
+import { clientBinaries, clientPath, itWithClient } from '../real-clients/require-client-binary.ts';
 
-const codexBinary = path.join(clientsFolder, clientBinaries.codex);
+const codexBinary = clientPath(clientBinaries.codex);
+/** Tests that run Codex: skipped loudly outside CI when it is not installed, failed under CI. */
+const itWithCodex = itWithClient(clientBinaries.codex);
 
 describe('GET /install/codex.sh run with sh', () => {
   let bed: InstallerTestBed;
@@ -90,9 +88,8 @@ describe('GET /install/codex.sh run with sh', () => {
     expect(JSON.stringify(upstream?.headers)).not.toContain(bed.token);
   }
 
-  itWithClient(
+  itWithCodex(
     'writes a new config.toml (mode 600) with which Codex answers through the gateway',
-    clientBinaries.codex,
     async () => {
       const run = await install({ env: { SWITCHYARD_MODEL: installerModels.responses } });
       expect(run.stderr).toBe('');
@@ -117,9 +114,8 @@ describe('GET /install/codex.sh run with sh', () => {
     90_000,
   );
 
-  itWithClient(
+  itWithCodex(
     'keeps the rest of an existing config, replaces its own keys and table, backs it up',
-    clientBinaries.codex,
     async () => {
       await mkdir(codexHome, { recursive: true });
       const original = [

@@ -1,16 +1,17 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import {
+  modelPerDialect,
+  startUpstreamTestBed,
+  type UpstreamTestBed,
+} from '../support/test-gateway.ts';
 
 /** The key the gateway holds for its upstream; the fake refuses any other credential. */
 export const upstreamKey = 'installer-tests-upstream-key';
-const upstreamKeyEnv = 'INSTALLER_TESTS_UPSTREAM_KEY';
 
 /** One model per upstream dialect the two clients meet. */
 export const installerModels = {
@@ -18,42 +19,18 @@ export const installerModels = {
   responses: 'install-via-responses',
 } as const;
 
-export interface InstallerTestBed {
-  fake: FakeUpstream;
-  gateway: TestGateway;
-  /** The listening gateway's origin, which the derived installer base URL must equal. */
-  origin: string;
-  token: string;
-  close(): Promise<void>;
-}
+export type InstallerTestBed = UpstreamTestBed;
 
 /** A listening gateway whose anthropic and openai-responses providers point at one fake. */
-export async function startInstallerTestBed(): Promise<InstallerTestBed> {
-  const fake = await startFakeUpstream({ requireKey: upstreamKey });
-  process.env[upstreamKeyEnv] = upstreamKey;
-  const gateway = await startTestGateway({
-    providers: {
-      anthropic: { kind: 'anthropic', baseUrl: fake.url, apiKeyEnv: upstreamKeyEnv },
-      responses: { kind: 'openai-responses', baseUrl: fake.url, apiKeyEnv: upstreamKeyEnv },
-    },
-    models: [
-      testModel(installerModels.messages, 'anthropic'),
-      testModel(installerModels.responses, 'responses'),
-    ],
+export function startInstallerTestBed(): Promise<InstallerTestBed> {
+  return startUpstreamTestBed({
+    ...modelPerDialect({
+      anthropic: installerModels.messages,
+      responses: installerModels.responses,
+    }),
+    upstreamKey,
+    listen: true,
   });
-  await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = gateway.app.server.address() as AddressInfo;
-  const { token } = await gateway.createToken({ credits: 1_000_000_000 });
-  return {
-    fake,
-    gateway,
-    origin: `http://127.0.0.1:${port}`,
-    token,
-    async close() {
-      await gateway.close();
-      await fake.close();
-    },
-  };
 }
 
 export async function downloadInstaller(origin: string, name: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FakeReply, RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
 import {
   echoLastToolResult,
@@ -13,7 +13,7 @@ import {
   clientPosts,
   generationRequests,
   realClientModels,
-  startRealClientBed,
+  useRealClientBed,
   type RealClientBed,
 } from './real-client-bed.ts';
 import { describeWithClient } from './require-client-binary.ts';
@@ -184,13 +184,7 @@ describeWithClient(
   () => {
     let bed: RealClientBed;
 
-    beforeAll(async () => {
-      bed = await startRealClientBed();
-    });
-    afterAll(async () => {
-      await bed?.close();
-    });
-    beforeEach(() => bed.reset());
+    useRealClientBed((started) => (bed = started));
 
     describe.each<Credential>(['x-api-key', 'bearer'])('credential %s', (credential) => {
       it(

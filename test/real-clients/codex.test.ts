@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { FakeReply, RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
 import {
   echoLastToolResult,
@@ -13,7 +13,7 @@ import {
   clientPosts,
   generationRequests,
   realClientModels,
-  startRealClientBed,
+  useRealClientBed,
   type RealClientBed,
 } from './real-client-bed.ts';
 import { describeWithClient } from './require-client-binary.ts';
@@ -140,14 +140,7 @@ function expectToolRoundTrip(turn: CatFileTurn, bed: RealClientBed): void {
 
 describeWithClient('Codex exec through the gateway', codexLauncher, () => {
   let bed: RealClientBed;
-
-  beforeAll(async () => {
-    bed = await startRealClientBed();
-  });
-  afterAll(async () => {
-    await bed?.close();
-  });
-  beforeEach(() => bed.reset());
+  useRealClientBed((started) => (bed = started));
 
   it(
     'openai-responses upstream (same dialect): runs the shell tool and forwards every field it sent',

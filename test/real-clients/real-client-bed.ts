@@ -1,19 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { FakeUpstream, RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
 import {
-  startFakeUpstream,
-  type FakeUpstream,
-  type RecordedRequest,
-} from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+  startUpstreamTestBed,
+  testModel,
+  upstreamKinds,
+  type TestGateway,
+  type UpstreamDialect,
+} from '../support/test-gateway.ts';
 import { startRecordingProxy, type ClientExchange } from './start-recording-proxy.ts';
 
 /** The key the gateway holds for its upstream; the fake refuses calls without it. */
 export const upstreamKey = 'real-clients-upstream-key';
-const upstreamKeyEnv = 'REAL_CLIENTS_UPSTREAM_KEY';
 
 /** One model per upstream dialect: each client meets its own dialect and a foreign one. */
 export const realClientModels = {
@@ -22,13 +23,7 @@ export const realClientModels = {
   responses: 'rc-via-responses',
 } as const;
 
-export type UpstreamDialect = keyof typeof realClientModels;
-
-const providerKinds: Record<UpstreamDialect, string> = {
-  anthropic: 'anthropic',
-  chat: 'openai-chat',
-  responses: 'openai-responses',
-};
+export type { UpstreamDialect };
 
 /**
  * docs/decisions/0011: Codex always sends a `web_search` tool, which only an OpenAI-responses
@@ -71,28 +66,24 @@ export interface RealClientBed {
 
 /** A listening gateway whose three providers point at one fake upstream requiring a key. */
 export async function startRealClientBed(): Promise<RealClientBed> {
-  const fake = await startFakeUpstream({ requireKey: upstreamKey });
-  process.env[upstreamKeyEnv] = upstreamKey;
-  const gateway = await startTestGateway({
+  const dialects = Object.keys(realClientModels) as UpstreamDialect[];
+  const bed = await startUpstreamTestBed({
     providers: Object.fromEntries(
-      Object.values(providerKinds).map((kind) => [
-        kind,
-        { kind, baseUrl: fake.url, apiKeyEnv: upstreamKeyEnv },
-      ]),
+      dialects.map((dialect) => [dialect, { kind: upstreamKinds[dialect] }]),
     ),
-    models: (Object.keys(realClientModels) as UpstreamDialect[]).map((dialect) =>
-      testModel(realClientModels[dialect], providerKinds[dialect], {
+    models: dialects.map((dialect) =>
+      testModel(realClientModels[dialect], dialect, {
         // As large as the clients ask for (Claude Code: max_tokens 32000).
         contextWindow: 200_000,
         maxOutputTokens: 32_000,
-        ignoreFields: exampleIgnoreFields(providerKinds[dialect]),
+        ignoreFields: exampleIgnoreFields(upstreamKinds[dialect]),
       }),
     ),
+    upstreamKey,
+    listen: true,
   });
-  await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = gateway.app.server.address() as AddressInfo;
-  const proxy = await startRecordingProxy(`http://127.0.0.1:${port}`);
-  const { token } = await gateway.createToken({ credits: 1_000_000_000 });
+  const { fake, gateway, token } = bed;
+  const proxy = await startRecordingProxy(bed.origin);
   const workRoot = await mkdtemp(path.join(tmpdir(), 'switchyard-real-clients-'));
   let workspaces = 0;
   return {
@@ -115,11 +106,26 @@ export async function startRealClientBed(): Promise<RealClientBed> {
     },
     async close() {
       await proxy.close();
-      await gateway.close();
-      await fake.close();
+      await bed.close();
       await rm(workRoot, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Starts the bed before a suite's tests (handing it to `use`), clears it before each test and
+ * closes it after the suite.
+ */
+export function useRealClientBed(use: (bed: RealClientBed) => void): void {
+  let bed: RealClientBed | undefined;
+  beforeAll(async () => {
+    bed = await startRealClientBed();
+    use(bed);
+  });
+  afterAll(async () => {
+    await bed?.close();
+  });
+  beforeEach(() => bed?.reset());
 }
 
 /** The generation requests that reached the fake upstream, in arrival order. */

@@ -21,6 +21,11 @@ export const clientBinaries = {
   codexLauncher: 'node_modules/@openai/codex/bin/codex.js',
 } as const;
 
+/** Where a client is (or would be) installed: `relativePath` under `clientsFolder`. */
+export function clientPath(relativePath: string): string {
+  return path.join(clientsFolder, relativePath);
+}
+
 /** The absolute path of an installed client; a missing one throws, naming the command. */
 export function requireClientBinary(relativePath: string, root = clientsFolder): string {
   const binary = path.join(root, relativePath);
@@ -71,24 +76,26 @@ export function describeWithClient(
   }
 }
 
-/** One test that runs the client at `relativePath`; skipped or failed as `describeWithClient`. */
+/**
+ * An `it` for tests that run the client at `relativePath`, skipped or failed like
+ * `describeWithClient` when the client is not installed.
+ */
 export function itWithClient(
-  title: string,
   relativePath: string,
-  body: () => Promise<void>,
-  timeoutMs?: number,
-): void {
+): (title: string, body: () => Promise<void>, timeoutMs?: number) => void {
   const mode = chooseClientTestMode(relativePath);
-  if (mode === 'run') {
-    it(title, body, timeoutMs);
-  } else if (mode === 'fail') {
-    it(title, () => {
-      requireClientBinary(relativePath);
-    });
-  } else {
-    warnSkipped(title, relativePath, clientsFolder);
-    it.skip(title, body);
-  }
+  return (title, body, timeoutMs) => {
+    if (mode === 'run') {
+      it(title, body, timeoutMs);
+    } else if (mode === 'fail') {
+      it(title, () => {
+        requireClientBinary(relativePath);
+      });
+    } else {
+      warnSkipped(title, relativePath, clientsFolder);
+      it.skip(title, body);
+    }
+  };
 }
 
 function warnSkipped(title: string, relativePath: string, root: string): void {

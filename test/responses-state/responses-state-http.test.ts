@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  startFakeUpstream,
-  type FakeUpstream,
-  type RecordedRequest,
-} from '../fake-upstream/fake-upstream-server.ts';
+import type { FakeUpstream, RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
 import { parseServerSentEvents } from '../support/parse-sse.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import {
+  modelPerDialect,
+  startUpstreamTestBed,
+  type TestGateway,
+  type UpstreamTestBed,
+} from '../support/test-gateway.ts';
 import { sweepExpiredResponses } from '../../src/responses-state/sweep-expired-responses.ts';
 
 const day = 86_400_000;
@@ -24,30 +25,18 @@ interface ResponseObject {
 }
 
 describe('stored responses over HTTP (store and previous_response_id)', () => {
+  let bed: UpstreamTestBed;
   let upstream: FakeUpstream;
   let gateway: TestGateway;
   let token: string;
   let accountId: string;
 
   beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
-      providers: {
-        anthropic: { kind: 'anthropic', baseUrl: upstream.url },
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
-        responses: { kind: 'openai-responses', baseUrl: upstream.url },
-      },
-      models: [
-        testModel(models.anthropic, 'anthropic'),
-        testModel(models.chat, 'chat'),
-        testModel(models.responses, 'responses'),
-      ],
-    });
-    ({ token, accountId } = await gateway.createToken({ credits: 1_000_000_000 }));
+    bed = await startUpstreamTestBed(modelPerDialect(models));
+    ({ fake: upstream, gateway, token, accountId } = bed);
   });
   afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
+    await bed.close();
   });
   beforeEach(() => upstream.reset());
 

@@ -11,11 +11,11 @@ import {
 } from './responses-websocket-test-bed.ts';
 import {
   clientBinaries,
-  clientsFolder,
+  clientPath,
   describeWithClient,
 } from '../real-clients/require-client-binary.ts';
 
-const codexLauncher = path.join(clientsFolder, clientBinaries.codexLauncher);
+const codexLauncher = clientPath(clientBinaries.codexLauncher);
 const tokenVariable = 'SWITCHYARD_TOKEN';
 
 /** Variables that would point Codex elsewhere or hand it a credential of the developer's. */

@@ -1,13 +1,12 @@
-import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import type { ResponsesClientEvent } from 'openai/resources/responses/responses';
 import { ResponsesWS } from 'openai/resources/responses/ws';
+import type { RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
 import {
-  startFakeUpstream,
-  type FakeUpstream,
-  type RecordedRequest,
-} from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+  modelPerDialect,
+  startUpstreamTestBed,
+  type UpstreamTestBed,
+} from '../support/test-gateway.ts';
 
 /** One model per upstream dialect. */
 export const wsModels = {
@@ -16,13 +15,7 @@ export const wsModels = {
   responses: 'ws-via-responses',
 } as const;
 
-export interface WebSocketTestBed {
-  fake: FakeUpstream;
-  gateway: TestGateway;
-  /** The listening gateway's origin, without `/v1`. */
-  origin: string;
-  token: string;
-  accountId: string;
+export interface WebSocketTestBed extends UpstreamTestBed {
   /** A connected SDK client; closed with the bed. */
   connect(token?: string): ResponsesWS;
   /** The generation requests the fake upstream received, in order. */
@@ -31,30 +24,11 @@ export interface WebSocketTestBed {
 }
 
 export async function startWebSocketTestBed(): Promise<WebSocketTestBed> {
-  const fake = await startFakeUpstream();
-  const gateway = await startTestGateway({
-    providers: {
-      anthropic: { kind: 'anthropic', baseUrl: fake.url },
-      chat: { kind: 'openai-chat', baseUrl: fake.url },
-      responses: { kind: 'openai-responses', baseUrl: fake.url },
-    },
-    models: [
-      testModel(wsModels.anthropic, 'anthropic'),
-      testModel(wsModels.chat, 'chat'),
-      testModel(wsModels.responses, 'responses'),
-    ],
-  });
-  await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = gateway.app.server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
-  const { token, accountId } = await gateway.createToken({ credits: 1_000_000_000 });
+  const bed = await startUpstreamTestBed({ ...modelPerDialect(wsModels), listen: true });
+  const { fake, origin, token } = bed;
   const sockets: ResponsesWS[] = [];
   return {
-    fake,
-    gateway,
-    origin,
-    token,
-    accountId,
+    ...bed,
     connect(bearer = token) {
       const client = new OpenAI({ baseURL: `${origin}/v1`, apiKey: bearer, maxRetries: 0 });
       const socket = new ResponsesWS(client);
@@ -72,8 +46,7 @@ export async function startWebSocketTestBed(): Promise<WebSocketTestBed> {
           // Already closed.
         }
       }
-      await gateway.close();
-      await fake.close();
+      await bed.close();
     },
   };
 }

@@ -1,27 +1,19 @@
-import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import type { FakeUpstream, RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
 import {
-  startFakeUpstream,
-  type FakeUpstream,
-  type RecordedRequest,
-} from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+  modelPerDialect,
+  startUpstreamTestBed,
+  type UpstreamTestBed,
+} from '../support/test-gateway.ts';
 
 /** The key the gateway holds for its upstream; clients never see it, the fake demands it. */
 export const upstreamKey = 'sdk-clients-upstream-key';
-const upstreamKeyEnv = 'SDK_CLIENTS_UPSTREAM_KEY';
 
 /** One model per upstream dialect, so each SDK meets its own dialect and a foreign one. */
 export const sdkModels = {
   anthropic: 'sdk-via-anthropic',
   chat: 'sdk-via-chat',
   responses: 'sdk-via-responses',
-} as const;
-
-const providerKinds = {
-  anthropic: 'anthropic',
-  chat: 'openai-chat',
-  responses: 'openai-responses',
 } as const;
 
 export const weatherSchema = {
@@ -34,43 +26,11 @@ export const weatherSchema = {
   additionalProperties: false,
 };
 
-export interface SdkTestBed {
-  fake: FakeUpstream;
-  gateway: TestGateway;
-  /** The listening gateway's origin, without `/v1`. */
-  origin: string;
-  token: string;
-  close(): Promise<void>;
-}
+export type SdkTestBed = UpstreamTestBed;
 
 /** A listening gateway whose three providers all point at one fake upstream requiring a key. */
-export async function startSdkTestBed(): Promise<SdkTestBed> {
-  const fake = await startFakeUpstream({ requireKey: upstreamKey });
-  process.env[upstreamKeyEnv] = upstreamKey;
-  const gateway = await startTestGateway({
-    providers: Object.fromEntries(
-      Object.values(providerKinds).map((kind) => [
-        kind,
-        { kind, baseUrl: fake.url, apiKeyEnv: upstreamKeyEnv },
-      ]),
-    ),
-    models: (Object.keys(sdkModels) as (keyof typeof sdkModels)[]).map((key) =>
-      testModel(sdkModels[key], providerKinds[key]),
-    ),
-  });
-  await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = gateway.app.server.address() as AddressInfo;
-  const { token } = await gateway.createToken({ credits: 1_000_000_000 });
-  return {
-    fake,
-    gateway,
-    origin: `http://127.0.0.1:${port}`,
-    token,
-    async close() {
-      await gateway.close();
-      await fake.close();
-    },
-  };
+export function startSdkTestBed(): Promise<SdkTestBed> {
+  return startUpstreamTestBed({ ...modelPerDialect(sdkModels), upstreamKey, listen: true });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -6,6 +7,11 @@ import { composeGateway, type ComposeOptions, type Gateway } from '../../src/com
 import type { Config } from '../../src/config/config-schema.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import type { Permission, TokenInterface } from '../../src/auth/permissions.ts';
+import {
+  startFakeUpstream,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+} from '../fake-upstream/fake-upstream-server.ts';
 
 export const adminToken = 'admin-secret-for-tests';
 
@@ -24,10 +30,13 @@ export interface TestGateway extends Gateway {
   }): Promise<{ token: string; accountId: string; apiKeyId: string }>;
 }
 
-/** A gateway on a fresh SQLite file, logging into memory, with an optional configuration. */
+/**
+ * A gateway on a fresh SQLite file, logging into memory, with an optional configuration; `env`
+ * adds variables (provider keys) to the process's own.
+ */
 export async function startTestGateway(
   rawConfig: Record<string, unknown> = {},
-  options: Pick<ComposeOptions, 'warn' | 'store'> = {},
+  options: Pick<ComposeOptions, 'warn' | 'store'> & { env?: Record<string, string> } = {},
 ): Promise<TestGateway> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'switchyard-test-'));
   const config = parseConfig({ ...rawConfig, dataDir });
@@ -44,9 +53,10 @@ export async function startTestGateway(
     },
   });
   const gateway = await composeGateway(config, {
-    env: { ...process.env, SWITCHYARD_ADMIN_TOKEN: adminToken },
+    env: { ...process.env, ...options.env, SWITCHYARD_ADMIN_TOKEN: adminToken },
     logger: { level: 'trace', stream },
-    ...options,
+    ...(options.warn !== undefined ? { warn: options.warn } : {}),
+    ...(options.store !== undefined ? { store: options.store } : {}),
   });
   return {
     ...gateway,
@@ -98,5 +108,109 @@ export function testModel(id: string, provider: string, overrides: Record<string
     maxOutputTokens: 8_192,
     pricing: { input: 3, output: 15, cacheRead: 0.3, cacheWrite5m: 3.75, cacheWrite1h: 6 },
     ...overrides,
+  };
+}
+
+/** The provider kind of each upstream dialect the fake upstream speaks. */
+export const upstreamKinds = {
+  anthropic: 'anthropic',
+  chat: 'openai-chat',
+  responses: 'openai-responses',
+} as const;
+
+export type UpstreamDialect = keyof typeof upstreamKinds;
+
+/**
+ * One provider per upstream dialect (named after it) and one model on each, so a client meets its
+ * own dialect and the foreign ones. `overrides` go into every model entry.
+ */
+export function modelPerDialect(
+  modelIds: Partial<Record<UpstreamDialect, string>>,
+  overrides: Record<string, unknown> = {},
+): Pick<UpstreamTestBedOptions, 'providers' | 'models'> {
+  const dialects = Object.keys(modelIds) as UpstreamDialect[];
+  return {
+    providers: Object.fromEntries(
+      dialects.map((dialect) => [dialect, { kind: upstreamKinds[dialect] }]),
+    ),
+    models: dialects.map((dialect) => testModel(modelIds[dialect] as string, dialect, overrides)),
+  };
+}
+
+export interface UpstreamTestBedOptions {
+  /** Provider id → its settings; `baseUrl` is the fake upstream's unless given. */
+  providers: Record<string, { kind: string } & Record<string, unknown>>;
+  models: Record<string, unknown>[];
+  /** The fake refuses calls without this key, and every provider is configured with it. */
+  upstreamKey?: string;
+  /** The fake upstream's own options (its model list). */
+  fake?: Omit<FakeUpstreamOptions, 'requireKey'>;
+  /** Further configuration: limits, server, responses, … */
+  config?: Record<string, unknown>;
+  /** Listen on a loopback port for clients that connect (SDKs, real clients, WebSockets). */
+  listen?: boolean;
+  /** Credits of the bed's client token. */
+  credits?: number;
+}
+
+export interface UpstreamTestBed {
+  fake: FakeUpstream;
+  gateway: TestGateway;
+  /** The listening gateway's origin, without `/v1`; empty unless `listen` was asked for. */
+  origin: string;
+  /** A client token of an account holding `credits`. */
+  token: string;
+  accountId: string;
+  close(): Promise<void>;
+}
+
+/** The environment variable through which the gateway reads the fake upstream's key. */
+const upstreamKeyEnv = 'SWITCHYARD_TEST_UPSTREAM_KEY';
+
+/**
+ * The test bed most suites share: a fake upstream, a gateway whose providers point at it, and a
+ * client token with credits. Suites over the network ask for `listen`; the rest use `inject()`.
+ */
+export async function startUpstreamTestBed(
+  options: UpstreamTestBedOptions,
+): Promise<UpstreamTestBed> {
+  const { upstreamKey } = options;
+  const fake = await startFakeUpstream({
+    ...options.fake,
+    ...(upstreamKey !== undefined ? { requireKey: upstreamKey } : {}),
+  });
+  const keySetting = upstreamKey !== undefined ? { apiKeyEnv: upstreamKeyEnv } : {};
+  const gateway = await startTestGateway(
+    {
+      ...options.config,
+      providers: Object.fromEntries(
+        Object.entries(options.providers).map(([id, settings]) => [
+          id,
+          { baseUrl: fake.url, ...keySetting, ...settings },
+        ]),
+      ),
+      models: options.models,
+    },
+    { env: upstreamKey !== undefined ? { [upstreamKeyEnv]: upstreamKey } : {} },
+  );
+  let origin = '';
+  if (options.listen === true) {
+    await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = gateway.app.server.address() as AddressInfo;
+    origin = `http://127.0.0.1:${port}`;
+  }
+  const { token, accountId } = await gateway.createToken({
+    credits: options.credits ?? 1_000_000_000,
+  });
+  return {
+    fake,
+    gateway,
+    origin,
+    token,
+    accountId,
+    async close() {
+      await gateway.close();
+      await fake.close();
+    },
   };
 }

@@ -79,7 +79,7 @@ function assistantBlock(
     case 'text':
       return isEmptyText(part) ? undefined : textBlock(part);
     case 'reasoning':
-      // helper-brief: signed reasoning travels only back to the family that signed it.
+      // docs/architecture.md: signed reasoning travels only back to the family that signed it.
       if (part.provider === 'openai') {
         issues.push({ path, reason: 'reasoning signed by OpenAI cannot be sent to Anthropic' });
         return undefined;

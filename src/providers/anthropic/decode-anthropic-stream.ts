@@ -20,7 +20,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 
 /**
  * Anthropic SSE (CLIENTS.md "Message stream facts") → canonical parts. Part ids are the block
- * index for text and reasoning and the `tool_use.id` for tool input (helper-brief). Argument
+ * index for text and reasoning and the `tool_use.id` for tool input (architecture.md). Argument
  * fragments and signatures pass through as received.
  */
 export function createAnthropicStreamDecoder(_call: GenerationCall): ProviderStreamDecoder {

@@ -59,7 +59,7 @@ function encodeImage(part: ImagePart): ChatContentPartBody {
 
 /**
  * Tool results become `role: "tool"` messages, in order, ahead of the user's other content: chat
- * requires them right after the assistant's tool calls (helper brief, conventions).
+ * requires them right after the assistant's tool calls (docs/architecture.md).
  */
 function encodeUserMessage(
   content: UserContentPart[],

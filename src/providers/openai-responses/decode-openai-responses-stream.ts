@@ -44,7 +44,7 @@ const terminalTypes = new Set(['response.completed', 'response.incomplete']);
 
 /**
  * OpenAI responses SSE → canonical parts. Part ids: `<item id>:<content index>` for text parts,
- * the item id for reasoning, the `call_id` for tool input (helper brief). Reasoning summaries of
+ * the item id for reasoning, the `call_id` for tool input (architecture.md). Reasoning summaries of
  * one item stream as one reasoning block whose parts are joined by a blank line, so its text
  * equals the summaries joined with "\n\n"; the end carries the exact summaries and encrypted
  * content. Argument fragments pass through as received.

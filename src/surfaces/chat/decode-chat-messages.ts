@@ -34,7 +34,7 @@ const toolCallFunctionFields = new Set(['name', 'arguments']);
 /**
  * Chat messages → canonical messages. `system` and `developer` both become canonical system
  * messages in place; consecutive `tool` messages become the tool-result parts of one user message
- * (helper brief, cross-dialect conventions).
+ * (docs/architecture.md).
  */
 export function decodeChatMessages(
   messages: unknown,

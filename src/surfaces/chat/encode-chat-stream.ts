@@ -57,7 +57,7 @@ export function createChatStreamEncoder(
       case 'tool-input-start': {
         const index = toolIndexes.size;
         toolIndexes.set(part.id, index);
-        // The part id of a tool input is the tool call id (helper brief, conventions).
+        // The part id of a tool input is the tool call id (docs/architecture.md).
         const call = {
           index,
           id: part.id,

@@ -4,7 +4,7 @@ export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filte
 
 /**
  * Each chat word maps to a distinct unified reason, so mapping the unified reason back renders
- * the upstream's raw word whenever the upstream spoke chat (helper brief: raw word for the own
+ * the upstream's raw word whenever the upstream spoke chat (architecture.md: raw word for the own
  * dialect) and the nearest chat word otherwise.
  */
 const chatWordFor: Record<UnifiedFinishReason, ChatFinishReason> = {

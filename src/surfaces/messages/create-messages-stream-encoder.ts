@@ -67,7 +67,7 @@ export function createMessagesStreamEncoder(
           model: context.model,
           stop_reason: null,
           stop_sequence: null,
-          // helper-brief: the prompt size when the upstream told us at the start, never a made-up 0.
+          // architecture.md: the prompt size when the upstream told it at the start, never a fake 0
           usage: renderMessagesUsage(usage ?? emptyUsage()),
         },
       },

@@ -161,7 +161,7 @@ function decodeThinkingBlock(
   reportUnknownMessagesKeys(block, ['type', 'thinking', 'signature'], path, issues);
   const text = typeof block.thinking === 'string' ? block.thinking : '';
   const signature = typeof block.signature === 'string' ? block.signature : '';
-  // helper-brief conventions: "" marks unsigned reasoning, `sy1.openai.` an OpenAI item.
+  // docs/architecture.md conventions: "" marks unsigned reasoning, `sy1.openai.` an OpenAI item.
   if (signature === '') return { type: 'reasoning', text };
   if (!isOpenAIReasoningSignature(signature)) {
     return { type: 'reasoning', text, signature, provider: 'anthropic' };

@@ -19,7 +19,7 @@ import {
 import { decodeMessagesOutputOptions } from './decode-messages-reasoning.ts';
 import { decodeMessagesToolChoice, decodeMessagesTools } from './decode-messages-tools.ts';
 
-/** Top-level fields with a canonical meaning; every other one is reported (helper-brief). */
+/** Top-level fields with a canonical meaning; every other one is reported (architecture.md). */
 const mappedFields = [
   'model',
   'max_tokens',

@@ -14,7 +14,7 @@ export function renderMessagesToolInput(input: string): unknown {
   return parsed.ok && isJsonObject(parsed.value) ? parsed.value : input;
 }
 
-/** The `thinking` text shown for an OpenAI reasoning item: its summaries (helper-brief). */
+/** The `thinking` text shown for an OpenAI reasoning item: its summaries (docs/architecture.md). */
 function openaiReasoningText(summary: string[] | undefined, text: string): string {
   return summary === undefined ? text : summary.join('\n\n');
 }
@@ -33,7 +33,7 @@ function renderReasoning(part: ReasoningPart): MessagesAssistantBlock {
   }
   if (part.redactedData !== undefined)
     return { type: 'redacted_thinking', data: part.redactedData };
-  // Unsigned reasoning (e.g. chat `reasoning_content`) carries an empty signature (helper-brief).
+  // Unsigned reasoning (chat `reasoning_content`) carries an empty signature (architecture.md).
   return { type: 'thinking', thinking: part.text, signature: part.signature ?? '' };
 }
 

@@ -22,7 +22,7 @@ const fromUnified: Record<UnifiedFinishReason, string> = {
   other: 'end_turn',
 };
 
-/** helper-brief: the raw word when the upstream already spoke this dialect, else the mapping. */
+/** architecture.md: the raw word when the upstream already spoke this dialect, else the mapping. */
 export function mapMessagesStopReason(reason: FinishReason): string {
   if (reason.raw !== undefined && messagesStopReasons.has(reason.raw)) return reason.raw;
   return fromUnified[reason.unified];

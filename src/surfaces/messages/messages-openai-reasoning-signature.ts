@@ -1,7 +1,7 @@
 import { isJsonObject, parseJsonText } from '../../wire/messages/messages-json-text.ts';
 
 /**
- * Cross-dialect convention (docs/helper-brief.md): reasoning from an OpenAI-responses upstream
+ * Cross-dialect convention (docs/architecture.md): reasoning from an OpenAI-responses upstream
  * has no field in the message-style dialect, so it rides in a `thinking` block whose signature is
  * this prefix + base64url(JSON {id, encrypted_content, summary}). The client replays the block
  * unchanged and the decoder restores the reasoning item exactly.

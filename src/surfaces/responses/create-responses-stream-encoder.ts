@@ -314,7 +314,7 @@ export function createResponsesStreamEncoder(context: SurfaceEncodeContext): Sur
           kind: 'function_call',
           id: part.itemId ?? mintResponsesItemId('fc', context.responseId, nextOutputIndex),
           outputIndex: nextOutputIndex,
-          // Provider decoders name tool input blocks by the tool call id (helper brief).
+          // Provider decoders name tool input blocks by the tool call id (docs/architecture.md).
           callId: part.id,
           toolName: part.toolName,
           arguments: '',

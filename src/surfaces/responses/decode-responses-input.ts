@@ -49,7 +49,7 @@ const roles: Record<string, ResponsesContentRole> = {
 /**
  * The `input` (after `instructions`) as canonical messages. Assistant-side items (messages,
  * reasoning, function calls) that follow each other form one assistant turn; consecutive function
- * call outputs form one user message of tool results (helper brief: like chat's tool messages).
+ * call outputs form one user message of tool results (architecture.md: like chat's tool messages).
  * Function call `id`s stay item ids and `call_id`s stay tool call ids.
  */
 export function decodeResponsesInput(

@@ -3,7 +3,7 @@ import { isRecord } from './responses-json-value.ts';
 
 /**
  * Anthropic thinking has no field in the responses dialect, so the surface carries it in the
- * opaque `encrypted_content` of a reasoning item (helper brief, cross-dialect conventions):
+ * opaque `encrypted_content` of a reasoning item (docs/architecture.md):
  * `sy1.anthropic.` + base64url(JSON {thinking, signature} or {redacted_data}). Decoding gives back
  * the exact thinking text and signature, so the next turn replays them byte-identical.
  */

@@ -1,26 +1,16 @@
-import { readFileSync } from 'node:fs';
-import { createParser } from 'eventsource-parser';
 import type { UpstreamEvent } from '../../provider-codec.ts';
+import {
+  readJsonFixture,
+  readSseFixture,
+} from '../../shared/__fixtures__/read-recorded-fixture.ts';
 
 /** The events of a recorded SSE body in this folder, parsed as the transport parses them. */
 export function readOpenAIResponsesSseFixture(name: string): UpstreamEvent[] {
-  const events: UpstreamEvent[] = [];
-  const parser = createParser({
-    onEvent: (event) =>
-      events.push({
-        ...(event.event !== undefined ? { event: event.event } : {}),
-        data: event.data,
-      }),
-  });
-  parser.feed(readFileSync(new URL(name, import.meta.url), 'utf8'));
-  return events;
+  return readSseFixture(new URL(name, import.meta.url));
 }
 
 export function readOpenAIResponsesJsonFixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(name, import.meta.url), 'utf8')) as Record<
-    string,
-    unknown
-  >;
+  return readJsonFixture<Record<string, unknown>>(new URL(name, import.meta.url));
 }
 
 /** The parsed `data` of the recorded events of one type. */
