@@ -105,7 +105,9 @@ describe('openSqliteStore', () => {
       });
       await setup.close();
 
-      const childScript = fileURLToPath(new URL('../../../test/support/race-sqlite-holds-child.ts', import.meta.url));
+      const childScript = fileURLToPath(
+        new URL('../../../test/support/race-sqlite-holds-child.ts', import.meta.url),
+      );
       const children: Child[] = Array.from({ length: 4 }, () =>
         spawn(
           process.execPath,
