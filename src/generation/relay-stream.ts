@@ -2,7 +2,7 @@ import type { GenerationCall } from '../canonical/generation-call.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
-import { usageFromParts, type Usage } from '../canonical/usage.ts';
+import type { Usage } from '../canonical/usage.ts';
 import { chargeDeliveredUsage, type Delivered } from './charge-delivered-usage.ts';
 import type { ProviderCodec } from '../providers/provider-codec.ts';
 import { readUpstreamEventBatches } from '../providers/shared/read-upstream-events.ts';
