@@ -7,6 +7,7 @@ import type {
   TranslationIssue,
   UserContentPart,
 } from '../../canonical/generation-call.ts';
+import { findCurrentTurnStart } from '../../canonical/find-current-turn-start.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import {
   isJsonObject,
@@ -73,22 +74,26 @@ function userBlock(part: UserContentPart): MessagesUserBlock | undefined {
 function assistantBlock(
   part: AssistantContentPart,
   path: string,
+  finishedTurn: boolean,
   issues: TranslationIssue[],
 ): MessagesAssistantBlock | undefined {
   switch (part.type) {
     case 'text':
       return isEmptyText(part) ? undefined : textBlock(part);
     case 'reasoning':
-      // docs/architecture.md: signed reasoning travels only back to the family that signed it.
-      if (part.provider === 'openai') {
-        issues.push({ path, reason: 'reasoning signed by OpenAI cannot be sent to Anthropic' });
-        return undefined;
-      }
       if (part.provider === 'anthropic' && part.redactedData !== undefined) {
         return { type: 'redacted_thinking', data: part.redactedData };
       }
       if (part.provider === 'anthropic' && part.signature !== undefined) {
         return { type: 'thinking', thinking: part.text, signature: part.signature };
+      }
+      // Anthropic removes the thinking of finished turns from the context (find-current-turn-start):
+      // reasoning it could not carry changes nothing there, so it is left out (equivalent).
+      if (finishedTurn) return undefined;
+      // helper-brief: signed reasoning travels only back to the family that signed it.
+      if (part.provider === 'openai') {
+        issues.push({ path, reason: 'reasoning signed by OpenAI cannot be sent to Anthropic' });
+        return undefined;
       }
       if (part.text !== '') {
         issues.push({ path, reason: 'unsigned reasoning cannot be sent to Anthropic' });
@@ -130,6 +135,7 @@ export function convertToAnthropicMessages(
 ): AnthropicConversation {
   const system: MessagesTextBlock[] = [];
   const wire: MessagesWireMessage[] = [];
+  const currentTurnStart = findCurrentTurnStart(messages);
   let conversationStarted = false;
   messages.forEach((message, index) => {
     const path = `messages[${index}]`;
@@ -150,7 +156,12 @@ export function convertToAnthropicMessages(
       const block =
         message.role === 'user'
           ? userBlock(part as UserContentPart)
-          : assistantBlock(part as AssistantContentPart, `${path}.content[${partIndex}]`, issues);
+          : assistantBlock(
+              part as AssistantContentPart,
+              `${path}.content[${partIndex}]`,
+              index < currentTurnStart,
+              issues,
+            );
       if (block) content.push(block);
     });
     if (content.length === 0) return;

@@ -197,6 +197,35 @@ describe('convertToAnthropicRequest', () => {
     ]);
   });
 
+  it('leaves out reasoning it cannot carry from finished turns, which Anthropic ignores', () => {
+    const unsigned = { type: 'reasoning' as const, text: 'chat reasoning_content' };
+    const { value, issues } = convertToAnthropicRequest(
+      call({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'q1' }] },
+          { role: 'assistant', content: [unsigned, { type: 'text', text: 'a1' }] },
+          { role: 'user', content: [{ type: 'text', text: 'q2' }] },
+          {
+            role: 'assistant',
+            content: [
+              unsigned,
+              { type: 'tool-call', toolCallId: 't1', toolName: 'f', input: '{}' },
+            ],
+          },
+          { role: 'user', content: [{ type: 'tool-result', toolCallId: 't1', content: 'r' }] },
+        ],
+      }),
+      options,
+    );
+    expect((value.messages as Array<{ content: unknown[] }>)[1]?.content).toEqual([
+      { type: 'text', text: 'a1' },
+    ]);
+    // In the tool loop of the turn in progress the reasoning would matter: still refused.
+    expect(issues).toEqual([
+      { path: 'messages[3].content[0]', reason: 'unsigned reasoning cannot be sent to Anthropic' },
+    ]);
+  });
+
   it('reports tool arguments that are not a JSON object', () => {
     const { issues } = convertToAnthropicRequest(
       call({

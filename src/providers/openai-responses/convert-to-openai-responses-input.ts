@@ -8,6 +8,7 @@ import type {
   TranslationIssue,
   UserContentPart,
 } from '../../canonical/generation-call.ts';
+import { findCurrentTurnStart } from '../../canonical/find-current-turn-start.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import type { OpenAIToolNames } from '../shared/openai-tool-names.ts';
 import { markToolError } from '../shared/mark-tool-error.ts';
@@ -87,14 +88,32 @@ function reasoningItem(part: ReasoningPart): InputItem {
   };
 }
 
+/**
+ * The `fc_` id of a function call that follows a reasoning item but lost its own id on the way
+ * (a message-style client keeps only the call id): OpenAI pairs a replayed `rs_` item with the
+ * items after it, so a call without an id beside a reasoning item with one is refused (issue 14).
+ * The id is derived from the reasoning item's, so every replay of the turn sends the same one.
+ */
+function functionCallIdAfter(
+  reasoningId: string | undefined,
+  position: number,
+): string | undefined {
+  if (reasoningId === undefined) return undefined;
+  const stem = reasoningId.startsWith('rs_') ? reasoningId.slice(3) : reasoningId;
+  return position === 0 ? `fc_${stem}` : `fc_${stem}_${position}`;
+}
+
 function assistantItems(
   content: AssistantContentPart[],
   path: string,
+  finishedTurn: boolean,
   names: OpenAIToolNames,
   issues: TranslationIssue[],
 ): InputItem[] {
   const items: InputItem[] = [];
   let texts: InputItem[] = [];
+  let reasoningId: string | undefined;
+  let callsAfterReasoning = 0;
   const flush = () => {
     if (texts.length > 0) items.push({ type: 'message', role: 'assistant', content: texts });
     texts = [];
@@ -106,8 +125,14 @@ function assistantItems(
         return;
       case 'reasoning':
         flush();
-        if (part.provider === 'openai') items.push(reasoningItem(part));
-        else {
+        if (part.provider === 'openai') {
+          items.push(reasoningItem(part));
+          reasoningId = part.itemId;
+          callsAfterReasoning = 0;
+        }
+        // OpenAI discards the reasoning of finished turns (find-current-turn-start): reasoning it
+        // could not carry changes nothing there, so it is left out (equivalent).
+        else if (!finishedTurn) {
           issues.push({
             path: `${path}[${index}]`,
             reason:
@@ -117,16 +142,19 @@ function assistantItems(
           });
         }
         return;
-      case 'tool-call':
+      case 'tool-call': {
         flush();
+        const itemId = part.itemId ?? functionCallIdAfter(reasoningId, callsAfterReasoning);
+        callsAfterReasoning += 1;
         items.push({
           type: 'function_call',
-          ...(part.itemId !== undefined ? { id: part.itemId } : {}),
+          ...(itemId !== undefined ? { id: itemId } : {}),
           call_id: part.toolCallId,
           name: names.toUpstream(part.toolName),
           arguments: part.input,
         });
         return;
+      }
       default:
         assertNever(part);
     }
@@ -146,6 +174,7 @@ export function convertToOpenAIResponsesInput(
   issues: TranslationIssue[],
 ): OpenAIResponsesInput {
   const result: OpenAIResponsesInput = { input: [] };
+  const currentTurnStart = findCurrentTurnStart(messages);
   messages.forEach((message, index) => {
     const path = `messages[${index}].content`;
     switch (message.role) {
@@ -166,7 +195,9 @@ export function convertToOpenAIResponsesInput(
         result.input.push(...userItems(message.content));
         return;
       case 'assistant':
-        result.input.push(...assistantItems(message.content, path, names, issues));
+        result.input.push(
+          ...assistantItems(message.content, path, index < currentTurnStart, names, issues),
+        );
         return;
       default:
         assertNever(message);

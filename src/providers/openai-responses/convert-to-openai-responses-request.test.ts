@@ -177,6 +177,61 @@ describe('convertToOpenAIResponsesRequest', () => {
     ]);
   });
 
+  it('leaves out reasoning it cannot carry from finished turns, which OpenAI discards', () => {
+    const { issues, value } = encode({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q1' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'chat reasoning_content' },
+            { type: 'text', text: 'a1' },
+          ],
+        },
+        { role: 'user', content: [{ type: 'text', text: 'q2' }] },
+        { role: 'assistant', content: [{ type: 'reasoning', text: 'current turn' }] },
+      ],
+    });
+    expect(value.input).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'q1' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a1' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'q2' }] },
+    ]);
+    expect(issues.map((issue) => issue.path)).toEqual(['messages[3].content[0]']);
+  });
+
+  it('gives function calls that lost their id an fc_ id derived from their reasoning item', () => {
+    const reasoning = {
+      type: 'reasoning' as const,
+      text: '',
+      provider: 'openai' as const,
+      itemId: 'rs_0abc',
+      encryptedContent: encrypted,
+      summary: [],
+    };
+    const toolCall = (id: string) => ({
+      type: 'tool-call' as const,
+      toolCallId: id,
+      toolName: 'shell',
+      input: '{}',
+    });
+    const { value } = encode({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [reasoning, toolCall('toolu_1'), toolCall('toolu_2')] },
+        { role: 'assistant', content: [toolCall('toolu_3')] },
+      ],
+    });
+    const input = value.input as Array<Record<string, unknown>>;
+    const calls = input.filter((item) => item.type === 'function_call');
+    expect(calls.map((item) => [item.id, item.call_id])).toEqual([
+      ['fc_0abc', 'toolu_1'],
+      ['fc_0abc_1', 'toolu_2'],
+      // Another assistant message, with no reasoning of its own.
+      [undefined, 'toolu_3'],
+    ]);
+  });
+
   it('reports top-k, stop sequences and a too small output limit', () => {
     const { issues, value } = encode({ topK: 40, stopSequences: ['END'], maxOutputTokens: 1 });
     expect(issues.map((issue) => issue.path)).toEqual(['topK', 'stopSequences', 'maxOutputTokens']);

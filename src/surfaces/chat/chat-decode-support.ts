@@ -8,15 +8,18 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Names every field of `object` that no decoder reads (DESIGN.md §1: nothing is dropped). */
+/**
+ * Names every field of `object` that no decoder reads (DESIGN.md §1: nothing is dropped). A
+ * `null` field is absent, as at OpenAI (the SDK's `parsed: null` among them).
+ */
 export function reportUnknownFields(
   object: JsonObject,
   known: ReadonlySet<string>,
   path: string,
   issues: TranslationIssue[],
 ): void {
-  for (const key of Object.keys(object)) {
-    if (!known.has(key)) {
+  for (const [key, value] of Object.entries(object)) {
+    if (!known.has(key) && value !== null) {
       issues.push({
         path: path === '' ? key : `${path}.${key}`,
         reason: `\`${key}\` has no equivalent on this route.`,

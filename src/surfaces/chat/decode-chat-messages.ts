@@ -96,8 +96,9 @@ function reportMessageFields(
   path: string,
   issues: TranslationIssue[],
 ): void {
-  for (const key of Object.keys(message)) {
-    if (known.has(key) || neutralAssistantFields[key]?.(message[key]) === true) continue;
+  for (const [key, value] of Object.entries(message)) {
+    // null is absent (docs/translation.md): `parsed: null` from the SDK's stream helpers.
+    if (value === null || known.has(key) || neutralAssistantFields[key]?.(value) === true) continue;
     issues.push({
       path: `${path}.${key}`,
       reason:

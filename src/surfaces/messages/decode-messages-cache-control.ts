@@ -12,20 +12,20 @@ export function decodeMessagesCacheControl(
     issues.push({ path: `${path}.type`, reason: 'only "ephemeral" cache control is supported' });
     return undefined;
   }
-  for (const key of Object.keys(value)) {
-    if (key !== 'type' && key !== 'ttl') {
+  for (const [key, field] of Object.entries(value)) {
+    if (key !== 'type' && key !== 'ttl' && field !== null) {
       issues.push({ path: `${path}.${key}`, reason: 'this cache control field has no equivalent' });
     }
   }
-  if (value.ttl === undefined) return {};
+  if (value.ttl === undefined || value.ttl === null) return {};
   if (value.ttl === '5m' || value.ttl === '1h') return { ttl: value.ttl };
   issues.push({ path: `${path}.ttl`, reason: 'cache TTL must be "5m" or "1h"' });
   return undefined;
 }
 
 /**
- * Reports every key of a block outside `known`. A `citations` field that is null or empty is
- * accepted: clients replay response blocks verbatim and such a field carries nothing.
+ * Reports every key of a block outside `known`. A null field is absent, and an empty `citations`
+ * is accepted: clients replay response blocks verbatim and such a field carries nothing.
  */
 export function reportUnknownMessagesKeys(
   block: Record<string, unknown>,
@@ -34,8 +34,8 @@ export function reportUnknownMessagesKeys(
   issues: TranslationIssue[],
 ): void {
   for (const [key, value] of Object.entries(block)) {
-    if (known.includes(key)) continue;
-    if (key === 'citations' && (value === null || (Array.isArray(value) && value.length === 0))) {
+    if (known.includes(key) || value === null) continue;
+    if (key === 'citations' && Array.isArray(value) && value.length === 0) {
       continue;
     }
     issues.push({

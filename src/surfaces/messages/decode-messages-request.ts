@@ -7,6 +7,7 @@ import type {
   TranslationIssue,
   UserContentPart,
 } from '../../canonical/generation-call.ts';
+import { omitNullFields } from '../../shared/omit-null-fields.ts';
 import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
 import { reportUnknownMessagesKeys } from './decode-messages-cache-control.ts';
 import { decodeMessagesContextManagement } from './decode-messages-context-management.ts';
@@ -122,7 +123,11 @@ function decodeMetadata(metadata: unknown, issues: TranslationIssue[]): string |
  * Decodes a message-style request (spec §2.3) into the canonical call. The body was validated
  * by `messagesRequestSchema` (or `countTokensRequestSchema`, which has no `max_tokens`).
  */
-export function decodeMessagesRequest(body: Record<string, unknown>): CodecResult<GenerationCall> {
+export function decodeMessagesRequest(
+  request: Record<string, unknown>,
+): CodecResult<GenerationCall> {
+  // A null field is absent on every route (docs/translation.md).
+  const body = omitNullFields(request);
   const issues: TranslationIssue[] = [];
   for (const key of Object.keys(body)) {
     if (!mappedFields.includes(key)) {

@@ -3,6 +3,7 @@ import type {
   GenerationCall,
   TranslationIssue,
 } from '../../canonical/generation-call.ts';
+import { omitNullFields } from '../../shared/omit-null-fields.ts';
 import { checkResponsesStateFields, responsesStateFields } from './check-responses-state-fields.ts';
 import { decodeResponsesInput } from './decode-responses-input.ts';
 import {
@@ -181,7 +182,11 @@ function decodeStreamOptions(
 }
 
 /** The responses-style request (spec §2.4) as a canonical call, with every field it cannot carry. */
-export function decodeResponsesRequest(body: Record<string, unknown>): CodecResult<GenerationCall> {
+export function decodeResponsesRequest(
+  request: Record<string, unknown>,
+): CodecResult<GenerationCall> {
+  // A null field is absent on every route (docs/translation.md).
+  const body = omitNullFields(request);
   const issues: TranslationIssue[] = [];
   const call: GenerationCall = {
     model: typeof body.model === 'string' ? body.model : '',

@@ -14,6 +14,8 @@ export function isAbsent(value: unknown): value is null | undefined {
 /**
  * Reports every field of `object` outside `known` (spec §1: nothing is dropped silently). Nested
  * objects list the fields the route maps or knows to be meaningless, see the translation table.
+ * A `null` field is absent (docs/translation.md), such as the `parsed_arguments: null` and
+ * `parsed: null` the openai SDK's stream helpers add to the items they return.
  */
 export function reportUnknownFields(
   object: Record<string, unknown>,
@@ -21,8 +23,8 @@ export function reportUnknownFields(
   path: string,
   issues: TranslationIssue[],
 ): void {
-  for (const key of Object.keys(object)) {
-    if (!known.has(key)) {
+  for (const [key, value] of Object.entries(object)) {
+    if (!known.has(key) && value !== null) {
       issues.push({
         path: `${path}.${key}`,
         reason: 'This field has no equivalent on this route.',
