@@ -114,6 +114,8 @@ describe('convertToOpenAIResponsesRequest', () => {
       },
       {
         type: 'function_call',
+        // It follows rs_01 without an id of its own: one is derived from the reasoning item's.
+        id: 'fc_01_1',
         call_id: 'toolu_B',
         name: toOpenAIToolName(longName),
         arguments: '{}',
