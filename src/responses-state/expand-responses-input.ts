@@ -19,7 +19,7 @@ export function inputItemsOf(input: unknown): ResponsesItem[] {
  * neither encrypted content nor any text is only such a reference and is left out. Everything
  * else goes back exactly as the client received it.
  */
-function replayable(item: ResponsesItem): ResponsesItem | undefined {
+export function replayableItem(item: ResponsesItem): ResponsesItem | undefined {
   if (item.type === 'message') {
     const { id: _id, ...message } = item;
     return message;
@@ -42,7 +42,7 @@ function carriesReasoning(item: ResponsesItem): boolean {
 export function historyOf(turn: ResponsesTurn): ResponsesItem[] {
   const history = [...turn.input];
   for (const item of turn.output) {
-    const replayed = replayable(item);
+    const replayed = replayableItem(item);
     if (replayed !== undefined) history.push(replayed);
   }
   return history;

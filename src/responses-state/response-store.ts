@@ -33,6 +33,15 @@ export interface ResponseStore {
    * otherwise, so another account's id is indistinguishable from an unknown one.
    */
   findResponse(id: string, accountId: string, now: number): Promise<StoredResponse | undefined>;
+  /**
+   * Output items of this account's unexpired responses by item id (`item_reference`, issue 14
+   * §3). An id that is unknown, expired or another account's is absent from the map.
+   */
+  findOutputItems(
+    ids: readonly string[],
+    accountId: string,
+    now: number,
+  ): Promise<Map<string, ResponsesItem>>;
   /** Deletes at most `limit` responses that expired before `now`; returns how many it deleted. */
   deleteExpiredResponses(now: number, limit: number): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import type { ResponsesTurn } from './expand-responses-input.ts';
+import type { ResponsesItem } from './response-store.ts';
 
 /**
  * The finished turns of one WebSocket connection, so that a turn sending only its new items and
@@ -17,6 +18,15 @@ export class ResponsesConnectionHistory {
 
   get(responseId: string): ResponsesTurn | undefined {
     return this.#turns.get(responseId);
+  }
+
+  /** An output item of one of the kept turns, by its id (`item_reference`), newest turn first. */
+  findOutputItem(itemId: string): ResponsesItem | undefined {
+    for (const turn of [...this.#turns.values()].reverse()) {
+      const item = turn.output.find((entry) => entry.id === itemId);
+      if (item !== undefined) return item;
+    }
+    return undefined;
   }
 
   remember(responseId: string, turn: ResponsesTurn): void {

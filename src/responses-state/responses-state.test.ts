@@ -29,6 +29,16 @@ function memoryStore(): ResponseStore & { rows: Map<string, StoredResponse> } {
         ? row
         : undefined;
     },
+    async findOutputItems(ids, accountId, now) {
+      const found = new Map<string, Record<string, unknown>>();
+      for (const row of rows.values()) {
+        if (row.accountId !== accountId || row.expiresAt <= now) continue;
+        for (const item of row.output) {
+          if (typeof item.id === 'string' && ids.includes(item.id)) found.set(item.id, item);
+        }
+      }
+      return found;
+    },
     async deleteExpiredResponses() {
       return 0;
     },

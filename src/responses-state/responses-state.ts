@@ -3,6 +3,7 @@ import { emptyUsage } from '../canonical/usage.ts';
 import type { GenerationInput, GenerationTurnHook } from '../generation/generation-service.ts';
 import { mintResponseId } from '../generation/surface-response-id.ts';
 import { createResponsesStreamEncoder } from '../surfaces/responses/create-responses-stream-encoder.ts';
+import { expandItemReferences, hasItemReferences } from './expand-item-references.ts';
 import { historyOf, inputItemsOf } from './expand-responses-input.ts';
 import type { FinishedResponse } from './read-finished-response.ts';
 import { recordFinishedResponse } from './record-finished-response.ts';
@@ -92,10 +93,23 @@ export class ResponsesState {
     }
     const { previous_response_id: _previous, ...rest } = body;
     const expanded = { ...rest, store: false };
-    const ownInput = inputItemsOf(body.input);
+    const clientInput = inputItemsOf(body.input);
+    const ownInput = await expandItemReferences(clientInput, (ids) =>
+      this.#findOutputItems(ids, accountId, options.history),
+    );
     const previousId = previousResponseId(body);
     const prepared = options.remembers === true ? withEncryptedReasoning(expanded) : expanded;
-    if (previousId === undefined) return { body: prepared, input: ownInput, historyBytes: 0 };
+    if (previousId === undefined) {
+      if (ownInput === clientInput) return { body: prepared, input: ownInput, historyBytes: 0 };
+      return {
+        body: { ...prepared, input: ownInput },
+        input: ownInput,
+        historyBytes: Math.max(
+          0,
+          JSON.stringify(ownInput).length - JSON.stringify(body.input).length,
+        ),
+      };
+    }
 
     const previous =
       options.history?.get(previousId) ??
@@ -110,8 +124,30 @@ export class ResponsesState {
     return {
       body: { ...prepared, input },
       input,
-      historyBytes: JSON.stringify(history).length,
+      historyBytes: Math.max(0, JSON.stringify(input).length - JSON.stringify(body.input).length),
     };
+  }
+
+  /** The connection's own turns first (their `store: false` items), then the store. */
+  async #findOutputItems(
+    ids: readonly string[],
+    accountId: string,
+    history: ResponsesConnectionHistory | undefined,
+  ): Promise<Map<string, ResponsesItem>> {
+    const found = new Map<string, ResponsesItem>();
+    for (const id of ids) {
+      const item = history?.findOutputItem(id);
+      if (item !== undefined) found.set(id, item);
+    }
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length === 0) return found;
+    const stored = await this.#dependencies.store.findOutputItems(
+      missing,
+      accountId,
+      this.#dependencies.now(),
+    );
+    for (const [id, item] of stored) found.set(id, item);
+    return found;
   }
 
   /**
@@ -150,6 +186,7 @@ export class ResponsesState {
       keep ||
       history !== undefined ||
       previousResponseId(body) !== undefined ||
+      hasItemReferences(body.input) ||
       (body.conversation !== undefined && body.conversation !== null);
     if (!needed) return undefined;
     const accountId = input.principal.account.id;

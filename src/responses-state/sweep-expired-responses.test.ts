@@ -10,6 +10,7 @@ describe('sweepExpiredResponses', () => {
     const store: ResponseStore = {
       saveResponse: async () => {},
       findResponse: async () => undefined,
+      findOutputItems: async () => new Map(),
       async deleteExpiredResponses(now, limit) {
         calls.push([now, limit]);
         const deleted = Math.min(left, limit);

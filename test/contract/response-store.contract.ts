@@ -105,6 +105,40 @@ export function describeResponseStoreContract(name: string, openStore: () => Pro
       expect(await store().responses.findResponse(kept.id, account.id, 0)).toEqual(kept);
     });
 
+    it('finds output items by id, for their account only and until they expire', async () => {
+      const owner = await createTestAccount(store());
+      const other = await createTestAccount(store());
+      const itemId = uniqueId('rs');
+      const item = { type: 'reasoning', id: itemId, summary: [], encrypted_content: 'e' };
+      const saved = storedResponse(owner.id, {
+        expiresAt: 9_000,
+        output: [{ type: 'message', id: uniqueId('msg'), role: 'assistant', content: [] }, item],
+      });
+      await store().responses.saveResponse(saved);
+
+      const unknown = uniqueId('rs');
+      const found = await store().responses.findOutputItems([itemId, unknown], owner.id, 8_999);
+      expect([...found.entries()]).toEqual([[itemId, item]]);
+      expect(JSON.stringify(found.get(itemId))).toBe(JSON.stringify(item));
+      expect((await store().responses.findOutputItems([itemId], other.id, 0)).size).toBe(0);
+      expect((await store().responses.findOutputItems([itemId], owner.id, 9_000)).size).toBe(0);
+    });
+
+    it('finds an item saved again in its latest response', async () => {
+      const account = await createTestAccount(store());
+      const itemId = uniqueId('msg');
+      const first = storedResponse(account.id, {
+        output: [{ type: 'message', id: itemId, content: 'first' }],
+      });
+      const second = storedResponse(account.id, {
+        output: [{ type: 'message', id: itemId, content: 'second' }],
+      });
+      await store().responses.saveResponse(first);
+      await store().responses.saveResponse(second);
+      const found = await store().responses.findOutputItems([itemId], account.id, 0);
+      expect(found.get(itemId)).toEqual({ type: 'message', id: itemId, content: 'second' });
+    });
+
     it('refuses a response of an account that does not exist', async () => {
       await expect(
         store().responses.saveResponse(storedResponse(uniqueId('account'))),

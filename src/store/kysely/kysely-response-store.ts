@@ -21,29 +21,99 @@ export interface ResponsesTable {
   output: string;
 }
 
-type ResponsesDatabase = Database & { responses: ResponsesTable };
+/** The table of migration 0005: output items of stored responses by id. */
+export interface ResponseItemsTable {
+  account_id: string;
+  item_id: string;
+  response_id: string;
+  expires_at: number;
+}
+
+type ResponsesDatabase = Database & {
+  responses: ResponsesTable;
+  response_items: ResponseItemsTable;
+};
+
+/** The distinct string ids of the items, in order. */
+function itemIds(items: ResponsesItem[]): string[] {
+  const ids = items.map((item) => item.id).filter((id) => typeof id === 'string' && id !== '');
+  return [...new Set(ids as string[])];
+}
 
 export class KyselyResponseStore implements ResponseStore {
   readonly #database: Kysely<ResponsesDatabase>;
 
   constructor(database: Kysely<Database>) {
-    this.#database = database.withTables<{ responses: ResponsesTable }>();
+    this.#database = database.withTables<{
+      responses: ResponsesTable;
+      response_items: ResponseItemsTable;
+    }>();
   }
 
+  /** The response and the index of its output items in one transaction: both or neither. */
   async saveResponse(response: StoredResponse): Promise<void> {
-    await this.#database
-      .insertInto('responses')
-      .values({
-        id: response.id,
-        account_id: response.accountId,
-        model: response.model,
-        created_at: response.createdAt,
-        expires_at: response.expiresAt,
-        instructions: response.instructions,
-        input: JSON.stringify(response.input),
-        output: JSON.stringify(response.output),
-      })
+    const ids = itemIds(response.output);
+    await this.#database.transaction().execute(async (transaction) => {
+      await transaction
+        .insertInto('responses')
+        .values({
+          id: response.id,
+          account_id: response.accountId,
+          model: response.model,
+          created_at: response.createdAt,
+          expires_at: response.expiresAt,
+          instructions: response.instructions,
+          input: JSON.stringify(response.input),
+          output: JSON.stringify(response.output),
+        })
+        .execute();
+      if (ids.length === 0) return;
+      // An id met again (a replayed upstream item) now names its latest response.
+      await transaction
+        .insertInto('response_items')
+        .values(
+          ids.map((id) => ({
+            account_id: response.accountId,
+            item_id: id,
+            response_id: response.id,
+            expires_at: response.expiresAt,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict.columns(['account_id', 'item_id']).doUpdateSet((update) => ({
+            response_id: update.ref('excluded.response_id'),
+            expires_at: update.ref('excluded.expires_at'),
+          })),
+        )
+        .execute();
+    });
+  }
+
+  /** One indexed lookup for the ids, then one primary-key lookup per response they belong to. */
+  async findOutputItems(
+    ids: readonly string[],
+    accountId: string,
+    now: number,
+  ): Promise<Map<string, ResponsesItem>> {
+    const found = new Map<string, ResponsesItem>();
+    if (ids.length === 0) return found;
+    const rows = await this.#database
+      .selectFrom('response_items')
+      .select(['item_id', 'response_id'])
+      .where('account_id', '=', accountId)
+      .where('item_id', 'in', [...new Set(ids)])
+      .where('expires_at', '>', now)
       .execute();
+    const responseIds = [...new Set(rows.map((row) => row.response_id))];
+    for (const responseId of responseIds) {
+      const response = await this.findResponse(responseId, accountId, now);
+      for (const item of response?.output ?? []) {
+        if (typeof item.id !== 'string') continue;
+        const row = rows.find((entry) => entry.item_id === item.id);
+        if (row?.response_id === responseId) found.set(item.id, item);
+      }
+    }
+    return found;
   }
 
   /** One primary-key lookup; the account and expiry conditions make a foreign id look unknown. */
@@ -64,11 +134,23 @@ export class KyselyResponseStore implements ResponseStore {
 
   /** Bounded batches keep each delete's lock short; the sweep repeats until a batch is small. */
   async deleteExpiredResponses(now: number, limit: number): Promise<number> {
+    const expired = await this.#database
+      .selectFrom('responses')
+      .select('id')
+      .where('expires_at', '<=', now)
+      .limit(limit)
+      .execute();
+    if (expired.length === 0) return 0;
+    const ids = expired.map((row) => row.id);
+    // An item row expires with its response; the expiry index finds them without a scan.
+    await this.#database
+      .deleteFrom('response_items')
+      .where('expires_at', '<=', now)
+      .where('response_id', 'in', ids)
+      .execute();
     const result = await this.#database
       .deleteFrom('responses')
-      .where('id', 'in', (database) =>
-        database.selectFrom('responses').select('id').where('expires_at', '<=', now).limit(limit),
-      )
+      .where('id', 'in', ids)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }

@@ -6,6 +6,7 @@ import { createStoreTablesMigration } from './migration-0001-create-store-tables
 import { createResponsesTableMigration } from './migration-0002-create-responses-table.ts';
 import { createProcessLeaseMigration } from './migration-0003-create-process-lease.ts';
 import { createSettlementColumnsMigration } from './migration-0004-add-settlement-columns.ts';
+import { createResponseItemsTableMigration } from './migration-0005-create-response-items-table.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -19,6 +20,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0002_create_responses_table': createResponsesTableMigration(dialect),
         '0003_create_process_lease': createProcessLeaseMigration(dialect),
         '0004_add_settlement_columns': createSettlementColumnsMigration(dialect),
+        '0005_create_response_items_table': createResponseItemsTableMigration(dialect),
       };
     },
   };

@@ -150,7 +150,8 @@ function unsupportedItemReason(type: string): string {
   }
   if (compactionItemTypes.has(type)) return 'Compaction is not available on this route yet.';
   if (type === 'item_reference') {
-    return "Item references point into an upstream's own storage, which the gateway never uses; send the item itself, or chain turns with previous_response_id.";
+    // The responses state hook expands references before decoding (src/responses-state/).
+    return 'Item references are only resolved where the gateway keeps responses; send the item itself.';
   }
   return `Input item type "${type}" has no equivalent on this route.`;
 }
