@@ -138,7 +138,11 @@ export class CountTokensService {
         ? dependencies.encodeOpenAIChatTokenize
         : dependencies.encodeOpenAIInputTokens;
     const encoded = encode(decoded.value, deployment.upstreamModel);
-    refuseIssues(model.id, [...decoded.issues, ...encoded.issues]);
+    refuseIssues(model.id, [
+      ...decoded.issues,
+      // The provider speaks canonical paths; the client is told its own (issue 14 §5).
+      ...decoded.origins.locateIssues(decoded.value, encoded.issues),
+    ]);
     const counted = await this.#askOpenAI(deployment, method, encoded.value, input.headers, signal);
     return {
       input_tokens: counted,

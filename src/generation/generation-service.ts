@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/authenticator.ts';
 import type { CatalogModel, Deployment, ModelCatalog } from '../catalog/model-catalog.ts';
+import type { CallOrigins } from '../canonical/call-origins.ts';
 import type { GenerationCall, TranslationIssue } from '../canonical/generation-call.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type {
@@ -363,7 +364,8 @@ export class GenerationService {
     outputLimit: number,
   ): { attempts: PlannedAttempt[]; ignored: string[] } {
     const attempts: PlannedAttempt[] = [];
-    let decoded: { call: GenerationCall; issues: TranslationIssue[] } | undefined;
+    let decoded:
+      { call: GenerationCall; issues: TranslationIssue[]; origins: CallOrigins } | undefined;
     let ignored: string[] = [];
     model.deployments.forEach((deployment, index) => {
       const options = { ...baseOptions, upstreamModel: deployment.upstreamModel };
@@ -388,10 +390,12 @@ export class GenerationService {
           ...result.value,
           maxOutputTokens: Math.min(result.value.maxOutputTokens ?? outputLimit, outputLimit),
         };
-        decoded = { call, issues: result.issues };
+        decoded = { call, issues: result.issues, origins: result.origins };
       }
       const encoded = this.#dependencies.providers[kind].encodeRequest(decoded.call, options);
-      const split = splitIgnored([...decoded.issues, ...encoded.issues], model, body);
+      // The provider speaks canonical paths; the client is told its own (issue 14 §5).
+      const encodedIssues = decoded.origins.locateIssues(decoded.call, encoded.issues);
+      const split = splitIgnored([...decoded.issues, ...encodedIssues], model, body);
       if (split.kept.length > 0) {
         if (index === 0) {
           throw new ApiError(

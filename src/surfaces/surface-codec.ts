@@ -1,9 +1,19 @@
+import type { CallOrigins } from '../canonical/call-origins.ts';
 import type { CodecResult, GenerationCall } from '../canonical/generation-call.ts';
 import type { GenerationResult } from '../canonical/generation-result.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { ErrorShape } from '../canonical/generation-error.ts';
 
 export type SurfaceName = 'messages' | 'responses' | 'chat';
+
+/**
+ * A decoded request. `origins` locates the canonical call's pieces in the client's body, so a
+ * provider's issues name the client's own fields (issue 14 §5); the decoder's own issues already
+ * do.
+ */
+export interface DecodedRequest extends CodecResult<GenerationCall> {
+  origins: CallOrigins;
+}
 
 /** What a surface encoder needs to know about the response it renders. */
 export interface SurfaceEncodeContext {
@@ -45,7 +55,7 @@ export interface SurfaceCodec {
    * Decodes a body already validated against the surface's request schema. Issues name the
    * fields (JSON paths into the body) that the canonical model cannot carry.
    */
-  decodeRequest(body: Record<string, unknown>): CodecResult<GenerationCall>;
+  decodeRequest(body: Record<string, unknown>): DecodedRequest;
   /** `request` as for `createStreamEncoder` (the messages surface reads `thinking.display`). */
   encodeResult(
     result: GenerationResult,

@@ -206,9 +206,11 @@ describe('the generation pipeline around the codecs', () => {
     expect(response.statusCode).toBe(400);
     const body = response.json();
     expect(body.error.message).toContain('gpt');
-    expect(body.error.details.issues.map((issue: { path: string }) => issue.path)).toContain(
-      'topK',
-    );
+    // The client's own field name, not the canonical one (issue 14 §5).
+    expect(body.error.details.issues.map((issue: { path: string }) => issue.path)).toEqual([
+      'top_k',
+    ]);
+    expect(body.error.message).toContain('top_k');
     expect(upstream.requests).toHaveLength(0);
   });
 

@@ -1,3 +1,4 @@
+import type { CallOrigins } from '../../canonical/call-origins.ts';
 import type {
   ImagePart,
   ImageSource,
@@ -29,20 +30,27 @@ export function decodeChatContent(
   kind: 'text',
   path: string,
   issues: TranslationIssue[],
+  origins?: CallOrigins,
 ): TextPart[];
 export function decodeChatContent(
   content: unknown,
   kind: ChatContentKind,
   path: string,
   issues: TranslationIssue[],
+  origins?: CallOrigins,
 ): Array<TextPart | ImagePart>;
 export function decodeChatContent(
   content: unknown,
   kind: ChatContentKind,
   path: string,
   issues: TranslationIssue[],
+  origins?: CallOrigins,
 ): Array<TextPart | ImagePart> {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (typeof content === 'string') {
+    const part: TextPart = { type: 'text', text: content };
+    origins?.record(part, path);
+    return [part];
+  }
   if (!Array.isArray(content)) {
     issues.push({
       path,
@@ -54,7 +62,7 @@ export function decodeChatContent(
   content.forEach((part: unknown, index) => {
     const partPath = `${path}[${index}]`;
     const decoded = decodeChatContentPart(part, kind, partPath, issues);
-    if (decoded !== undefined) parts.push(decoded);
+    if (decoded !== undefined) parts.push(origins?.record(decoded, partPath) ?? decoded);
   });
   return parts;
 }

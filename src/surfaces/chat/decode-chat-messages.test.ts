@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { CallOrigins } from '../../canonical/call-origins.ts';
 import type { TranslationIssue } from '../../canonical/generation-call.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 
 function decode(messages: unknown[]) {
   const issues: TranslationIssue[] = [];
-  const value = decodeChatMessages(messages, issues);
+  const value = decodeChatMessages(messages, issues, new CallOrigins());
   return { value, paths: issues.map((issue) => issue.path) };
 }
 

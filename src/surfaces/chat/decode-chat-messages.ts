@@ -7,6 +7,7 @@ import type {
   TranslationIssue,
   UserContentPart,
 } from '../../canonical/generation-call.ts';
+import type { CallOrigins } from '../../canonical/call-origins.ts';
 import { decodeChatContent } from './decode-chat-content.ts';
 import { isJsonObject, reportUnknownFields, type JsonObject } from './chat-decode-support.ts';
 
@@ -39,6 +40,7 @@ const toolCallFunctionFields = new Set(['name', 'arguments']);
 export function decodeChatMessages(
   messages: unknown,
   issues: TranslationIssue[],
+  origins: CallOrigins,
 ): CanonicalMessage[] {
   if (!Array.isArray(messages)) {
     issues.push({ path: 'messages', reason: '`messages` must be an array.' });
@@ -63,28 +65,42 @@ export function decodeChatMessages(
       const part = decodeChatToolMessage(message, path, issues);
       if (openToolResults === undefined) {
         openToolResults = [];
-        result.push({ role: 'user', content: openToolResults });
+        result.push(
+          origins.record<CanonicalMessage>({ role: 'user', content: openToolResults }, path),
+        );
       }
-      if (part !== undefined) openToolResults.push(part);
+      if (part !== undefined) openToolResults.push(origins.record(part, path));
       return;
     }
     openToolResults = undefined;
     if (role === 'assistant') {
-      result.push({
-        role: 'assistant',
-        content: decodeChatAssistantMessage(message, path, issues),
-      });
+      result.push(
+        origins.record<CanonicalMessage>(
+          {
+            role: 'assistant',
+            content: decodeChatAssistantMessage(message, path, issues, origins),
+          },
+          path,
+        ),
+      );
     } else if (role === 'user') {
       const content: UserContentPart[] = decodeChatContent(
         message['content'],
         'text-and-image',
         `${path}.content`,
         issues,
+        origins,
       );
-      result.push({ role: 'user', content });
+      result.push(origins.record<CanonicalMessage>({ role: 'user', content }, path));
     } else {
-      const content = decodeChatContent(message['content'], 'text', `${path}.content`, issues);
-      result.push({ role: 'system', content });
+      const content = decodeChatContent(
+        message['content'],
+        'text',
+        `${path}.content`,
+        issues,
+        origins,
+      );
+      result.push(origins.record<CanonicalMessage>({ role: 'system', content }, path));
     }
   });
   return result;
@@ -131,21 +147,27 @@ function decodeChatAssistantMessage(
   message: JsonObject,
   path: string,
   issues: TranslationIssue[],
+  origins: CallOrigins,
 ): AssistantContentPart[] {
   const parts: AssistantContentPart[] = [];
   const reasoning = decodeChatReasoning(message, path, issues);
-  if (reasoning !== undefined) parts.push(reasoning);
+  if (reasoning !== undefined) {
+    const field =
+      typeof message['reasoning_content'] === 'string' ? 'reasoning_content' : 'reasoning';
+    parts.push(origins.record(reasoning, `${path}.${field}`));
+  }
   const content = message['content'];
   // An empty or null assistant content means "no text" in chat (SDKs send "" beside tool_calls).
   if (content !== null && content !== '' && content !== undefined) {
-    const text = decodeChatContent(content, 'text', `${path}.content`, issues);
+    const text = decodeChatContent(content, 'text', `${path}.content`, issues, origins);
     parts.push(...text);
   }
   const toolCalls = message['tool_calls'];
   if (Array.isArray(toolCalls)) {
     toolCalls.forEach((toolCall: unknown, index) => {
-      const part = decodeChatToolCall(toolCall, `${path}.tool_calls[${index}]`, issues);
-      if (part !== undefined) parts.push(part);
+      const callPath = `${path}.tool_calls[${index}]`;
+      const part = decodeChatToolCall(toolCall, callPath, issues);
+      if (part !== undefined) parts.push(origins.record(part, callPath));
     });
   } else if (toolCalls !== undefined && toolCalls !== null) {
     issues.push({ path: `${path}.tool_calls`, reason: '`tool_calls` must be an array.' });

@@ -1,10 +1,11 @@
 import type {
-  CodecResult,
   GenerationCall,
   ReasoningConfig,
   ResponseFormat,
   TranslationIssue,
 } from '../../canonical/generation-call.ts';
+import { CallOrigins } from '../../canonical/call-origins.ts';
+import type { DecodedRequest } from '../surface-codec.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 import { decodeChatToolChoice, decodeChatTools } from './decode-chat-tools.ts';
 import { isJsonObject, reportUnknownFields, type JsonObject } from './chat-decode-support.ts';
@@ -75,8 +76,9 @@ const chatReasoningEfforts = new Set(['minimal', 'low', 'medium', 'high', 'xhigh
  * Every field is mapped, accepted as equivalent, or reported with its JSON path. `null` counts as
  * absent, as at OpenAI.
  */
-export function decodeChatRequest(body: Record<string, unknown>): CodecResult<GenerationCall> {
+export function decodeChatRequest(body: Record<string, unknown>): DecodedRequest {
   const issues: TranslationIssue[] = [];
+  const origins = new CallOrigins({ input: 'function.arguments' });
   const present = (key: string) => body[key] !== undefined && body[key] !== null;
 
   for (const [key, rule] of Object.entries(unrepresentableFields)) {
@@ -91,7 +93,7 @@ export function decodeChatRequest(body: Record<string, unknown>): CodecResult<Ge
 
   const call: GenerationCall = {
     model: typeof body['model'] === 'string' ? body['model'] : '',
-    messages: decodeChatMessages(body['messages'], issues),
+    messages: decodeChatMessages(body['messages'], issues, origins),
     tools: decodeChatTools(body['tools'], issues),
     stream: body['stream'] === true,
   };
@@ -114,7 +116,17 @@ export function decodeChatRequest(body: Record<string, unknown>): CodecResult<Ge
   const user = decodeUser(body, issues);
   if (user !== undefined) call.user = user;
   decodeStreamOptions(body['stream_options'], issues);
-  return { value: call, issues };
+  origins.recordField(
+    'maxOutputTokens',
+    present('max_tokens') ? 'max_tokens' : 'max_completion_tokens',
+  );
+  origins.recordField('topP', 'top_p');
+  origins.recordField('stopSequences', 'stop');
+  origins.recordField('reasoning', 'reasoning_effort');
+  origins.recordField('reasoning.effort', 'reasoning_effort');
+  origins.recordField('responseFormat', 'response_format');
+  origins.recordField('user', present('user') ? 'user' : 'safety_identifier');
+  return { value: call, issues, origins };
 }
 
 function readTyped<T extends 'boolean' | 'number' | 'string'>(

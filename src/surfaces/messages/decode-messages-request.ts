@@ -1,14 +1,15 @@
 import type {
   AssistantContentPart,
   CanonicalMessage,
-  CodecResult,
   GenerationCall,
   TextPart,
   TranslationIssue,
   UserContentPart,
 } from '../../canonical/generation-call.ts';
+import { CallOrigins } from '../../canonical/call-origins.ts';
 import { omitNullFields } from '../../shared/omit-null-fields.ts';
 import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
+import type { DecodedRequest } from '../surface-codec.ts';
 import { reportUnknownMessagesKeys } from './decode-messages-cache-control.ts';
 import { decodeMessagesContextManagement } from './decode-messages-context-management.ts';
 import {
@@ -43,8 +44,9 @@ function decodeSystemContent(
   content: unknown,
   path: string,
   issues: TranslationIssue[],
+  origins: CallOrigins,
 ): TextPart[] {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (typeof content === 'string') return [origins.record({ type: 'text', text: content }, path)];
   if (!Array.isArray(content)) {
     issues.push({ path, reason: 'system content must be a string or an array of text blocks' });
     return [];
@@ -53,7 +55,7 @@ function decodeSystemContent(
   content.forEach((block: unknown, index) => {
     const blockPath = `${path}[${index}]`;
     if (isJsonObject(block) && block.type === 'text') {
-      parts.push(decodeMessagesTextBlock(block, blockPath, issues));
+      parts.push(origins.record(decodeMessagesTextBlock(block, blockPath, issues), blockPath));
     } else {
       issues.push({ path: blockPath, reason: 'only text blocks can carry system instructions' });
     }
@@ -66,6 +68,7 @@ function decodeMessage(
   path: string,
   issues: TranslationIssue[],
   toolNames: ToolNamesById,
+  origins: CallOrigins,
 ): CanonicalMessage | undefined {
   if (!isJsonObject(message)) {
     issues.push({ path, reason: 'a message must be an object' });
@@ -75,7 +78,13 @@ function decodeMessage(
   const contentPath = `${path}.content`;
   if (message.role === 'system') {
     // CLIENTS.md: Claude Code places system messages inside `messages`; keep their position.
-    return { role: 'system', content: decodeSystemContent(message.content, contentPath, issues) };
+    return origins.record<CanonicalMessage>(
+      {
+        role: 'system',
+        content: decodeSystemContent(message.content, contentPath, issues, origins),
+      },
+      path,
+    );
   }
   if (message.role !== 'user' && message.role !== 'assistant') {
     issues.push({ path: `${path}.role`, reason: 'role must be user, assistant or system' });
@@ -87,6 +96,9 @@ function decodeMessage(
       : Array.isArray(message.content)
         ? message.content
         : [];
+  // A string content is one text part, found at `content` itself.
+  const partPath = (index: number) =>
+    typeof message.content === 'string' ? contentPath : `${contentPath}[${index}]`;
   if (message.role === 'user') {
     const content: UserContentPart[] = [];
     blocks.forEach((block, index) => {
@@ -94,9 +106,9 @@ function decodeMessage(
       const part = isJsonObject(block)
         ? decodeMessagesUserBlock(block, blockPath, issues, toolNames)
         : undefined;
-      if (part) content.push(part);
+      if (part) content.push(origins.record(part, partPath(index)));
     });
-    return { role: 'user', content };
+    return origins.record<CanonicalMessage>({ role: 'user', content }, path);
   }
   const content: AssistantContentPart[] = [];
   blocks.forEach((block, index) => {
@@ -104,9 +116,9 @@ function decodeMessage(
     const part = isJsonObject(block)
       ? decodeMessagesAssistantBlock(block, blockPath, issues, toolNames)
       : undefined;
-    if (part) content.push(part);
+    if (part) content.push(origins.record(part, partPath(index)));
   });
-  return { role: 'assistant', content };
+  return origins.record<CanonicalMessage>({ role: 'assistant', content }, path);
 }
 
 function decodeMetadata(metadata: unknown, issues: TranslationIssue[]): string | undefined {
@@ -123,12 +135,12 @@ function decodeMetadata(metadata: unknown, issues: TranslationIssue[]): string |
  * Decodes a message-style request (spec §2.3) into the canonical call. The body was validated
  * by `messagesRequestSchema` (or `countTokensRequestSchema`, which has no `max_tokens`).
  */
-export function decodeMessagesRequest(
-  request: Record<string, unknown>,
-): CodecResult<GenerationCall> {
+export function decodeMessagesRequest(request: Record<string, unknown>): DecodedRequest {
   // A null field is absent on every route (docs/translation.md).
   const body = omitNullFields(request);
   const issues: TranslationIssue[] = [];
+  const origins = new CallOrigins();
+  recordFieldOrigins(body, origins);
   for (const key of Object.keys(body)) {
     if (!mappedFields.includes(key)) {
       issues.push({
@@ -144,13 +156,17 @@ export function decodeMessagesRequest(
     stream: body.stream === true,
   };
   if (body.system !== undefined) {
-    const system = decodeSystemContent(body.system, 'system', issues);
-    if (system.length > 0) call.messages.push({ role: 'system', content: system });
+    const system = decodeSystemContent(body.system, 'system', issues, origins);
+    if (system.length > 0) {
+      call.messages.push(
+        origins.record<CanonicalMessage>({ role: 'system', content: system }, 'system'),
+      );
+    }
   }
   const toolNames: ToolNamesById = new Map();
   const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
   messages.forEach((message, index) => {
-    const decoded = decodeMessage(message, `messages[${index}]`, issues, toolNames);
+    const decoded = decodeMessage(message, `messages[${index}]`, issues, toolNames, origins);
     if (decoded) call.messages.push(decoded);
   });
   const { toolChoice, parallelToolCalls } = decodeMessagesToolChoice(body.tool_choice, issues);
@@ -169,5 +185,19 @@ export function decodeMessagesRequest(
   if (output.responseFormat !== undefined) call.responseFormat = output.responseFormat;
   const user = decodeMetadata(body.metadata, issues);
   if (user !== undefined) call.user = user;
-  return { value: call, issues };
+  return { value: call, issues, origins };
+}
+
+/** The message-style names of the canonical fields a provider may refuse (issue 14 §5). */
+function recordFieldOrigins(body: Record<string, unknown>, origins: CallOrigins): void {
+  origins.recordField('topK', 'top_k');
+  origins.recordField('topP', 'top_p');
+  origins.recordField('stopSequences', 'stop_sequences');
+  origins.recordField('maxOutputTokens', 'max_tokens');
+  origins.recordField('responseFormat', 'output_config.format');
+  origins.recordField('user', 'metadata.user_id');
+  const output = body.output_config;
+  const effort = isJsonObject(output) && output.effort !== undefined;
+  origins.recordField('reasoning', 'thinking');
+  origins.recordField('reasoning.effort', effort ? 'output_config.effort' : 'thinking');
 }

@@ -1,3 +1,4 @@
+import type { CallOrigins } from '../../canonical/call-origins.ts';
 import type {
   AssistantContentPart,
   CanonicalMessage,
@@ -56,10 +57,14 @@ export function decodeResponsesInput(
   input: unknown,
   instructions: unknown,
   issues: TranslationIssue[],
+  origins: CallOrigins,
 ): CanonicalMessage[] {
   const messages: CanonicalMessage[] = [];
   if (typeof instructions === 'string' && instructions !== '') {
-    messages.push({ role: 'system', content: [{ type: 'text', text: instructions }] });
+    const part = origins.record<TextPart>({ type: 'text', text: instructions }, 'instructions');
+    messages.push(
+      origins.record<CanonicalMessage>({ role: 'system', content: [part] }, 'instructions'),
+    );
   } else if (
     instructions !== undefined &&
     instructions !== null &&
@@ -68,7 +73,8 @@ export function decodeResponsesInput(
     issues.push({ path: 'instructions', reason: 'Must be a string.' });
   }
   if (typeof input === 'string') {
-    messages.push({ role: 'user', content: [{ type: 'text', text: input }] });
+    const part = origins.record<TextPart>({ type: 'text', text: input }, 'input');
+    messages.push(origins.record<CanonicalMessage>({ role: 'user', content: [part] }, 'input'));
     return messages;
   }
   if (!Array.isArray(input)) {
@@ -77,17 +83,19 @@ export function decodeResponsesInput(
   }
 
   const toolNames = new Map<string, string>();
-  const addAssistant = (part: AssistantContentPart) => {
+  // Each part is located at the item (or content part) it came from; a merged message at its first.
+  const addAssistant = (part: AssistantContentPart, path: string) => {
     const last = messages.at(-1);
     if (last?.role === 'assistant') last.content.push(part);
-    else messages.push({ role: 'assistant', content: [part] });
+    else
+      messages.push(origins.record<CanonicalMessage>({ role: 'assistant', content: [part] }, path));
   };
-  const addToolResult = (part: ToolResultPart) => {
+  const addToolResult = (part: ToolResultPart, path: string) => {
     const last = messages.at(-1);
     if (last?.role === 'user' && last.content.every((entry) => entry.type === 'tool-result')) {
       last.content.push(part);
     } else {
-      messages.push({ role: 'user', content: [part] });
+      messages.push(origins.record<CanonicalMessage>({ role: 'user', content: [part] }, path));
     }
   };
 
@@ -99,9 +107,10 @@ export function decodeResponsesInput(
     }
     const type = item.type ?? 'message';
     if (type === 'message') {
-      const message = decodeMessageItem(item, path, issues);
-      if (message?.role === 'assistant') message.content.forEach(addAssistant);
-      else if (message !== undefined) messages.push(message);
+      const message = decodeMessageItem(item, path, issues, origins);
+      if (message?.role === 'assistant') {
+        message.content.forEach((part) => addAssistant(part, path));
+      } else if (message !== undefined) messages.push(message);
     } else if (type === 'function_call') {
       reportUnknownFields(item, functionCallFields, path, issues);
       const toolName = functionCallName(item, path, issues);
@@ -114,13 +123,14 @@ export function decodeResponsesInput(
         return;
       }
       toolNames.set(item.call_id, toolName);
-      addAssistant({
+      const part: AssistantContentPart = {
         type: 'tool-call',
         toolCallId: item.call_id,
         ...(typeof item.id === 'string' ? { itemId: item.id } : {}),
         toolName,
         input: item.arguments,
-      });
+      };
+      addAssistant(origins.record(part, path), path);
     } else if (type === 'function_call_output') {
       reportUnknownFields(item, functionCallOutputFields, path, issues);
       if (typeof item.call_id !== 'string') {
@@ -128,15 +138,16 @@ export function decodeResponsesInput(
         return;
       }
       const toolName = toolNames.get(item.call_id);
-      addToolResult({
+      const part: ToolResultPart = {
         type: 'tool-result',
         toolCallId: item.call_id,
         ...(toolName !== undefined ? { toolName } : {}),
         content: decodeResponsesToolOutput(item.output, `${path}.output`, issues),
-      });
+      };
+      addToolResult(origins.record(part, path), path);
     } else if (type === 'reasoning') {
       const part = decodeResponsesReasoningItem(item, path, issues);
-      if (part !== undefined) addAssistant(part);
+      if (part !== undefined) addAssistant(origins.record(part, path), path);
     } else {
       issues.push({ path, reason: unsupportedItemReason(String(type)) });
     }
@@ -172,6 +183,7 @@ function decodeMessageItem(
   item: Record<string, unknown>,
   path: string,
   issues: TranslationIssue[],
+  origins: CallOrigins,
 ): CanonicalMessage | undefined {
   reportUnknownFields(item, messageFields, path, issues);
   const role = typeof item.role === 'string' ? roles[item.role] : undefined;
@@ -183,20 +195,27 @@ function decodeMessageItem(
     return undefined;
   }
   if (typeof item.content === 'string') {
-    return { role, content: [{ type: 'text', text: item.content }] };
+    const part = origins.record<TextPart>({ type: 'text', text: item.content }, `${path}.content`);
+    return origins.record<CanonicalMessage>({ role, content: [part] }, path);
   }
   if (!Array.isArray(item.content)) {
     issues.push({ path: `${path}.content`, reason: 'Must be a string or an array of parts.' });
     return undefined;
   }
   const parts = item.content
-    .map((part: unknown, index) =>
-      decodeResponsesMessagePart(part, role, `${path}.content[${index}]`, issues),
-    )
+    .map((part: unknown, index) => {
+      const partPath = `${path}.content[${index}]`;
+      const decoded = decodeResponsesMessagePart(part, role, partPath, issues);
+      return decoded === undefined ? undefined : origins.record(decoded, partPath);
+    })
     .filter((part) => part !== undefined);
-  if (role === 'user') return { role, content: parts satisfies UserContentPart[] };
+  if (role === 'user') {
+    return origins.record<CanonicalMessage>(
+      { role, content: parts satisfies UserContentPart[] },
+      path,
+    );
+  }
   // Images were reported for the other roles, so only text parts are left.
   const texts = parts.filter((part): part is TextPart => part.type === 'text');
-  if (role === 'system') return { role, content: texts };
-  return { role, content: texts };
+  return origins.record<CanonicalMessage>({ role, content: texts }, path);
 }

@@ -1,9 +1,7 @@
-import type {
-  CodecResult,
-  GenerationCall,
-  TranslationIssue,
-} from '../../canonical/generation-call.ts';
+import type { GenerationCall, TranslationIssue } from '../../canonical/generation-call.ts';
+import { CallOrigins } from '../../canonical/call-origins.ts';
 import { omitNullFields } from '../../shared/omit-null-fields.ts';
+import type { DecodedRequest } from '../surface-codec.ts';
 import { checkResponsesStateFields, responsesStateFields } from './check-responses-state-fields.ts';
 import { decodeResponsesInput } from './decode-responses-input.ts';
 import {
@@ -182,9 +180,7 @@ function decodeStreamOptions(
 }
 
 /** The responses-style request (spec §2.4) as a canonical call, with every field it cannot carry. */
-export function decodeResponsesRequest(
-  request: Record<string, unknown>,
-): CodecResult<GenerationCall> {
+export function decodeResponsesRequest(request: Record<string, unknown>): DecodedRequest {
   // A null field is absent on every route (docs/translation.md).
   const body = omitNullFields(request);
   const issues: TranslationIssue[] = [];
@@ -203,7 +199,14 @@ export function decodeResponsesRequest(
     }
   }
   issues.push(...checkResponsesStateFields(body));
-  call.messages = decodeResponsesInput(body.input, body.instructions, issues);
+  const origins = new CallOrigins({ input: 'arguments', content: 'output' });
+  origins.recordField('maxOutputTokens', 'max_output_tokens');
+  origins.recordField('topP', 'top_p');
+  origins.recordField('reasoning', 'reasoning');
+  origins.recordField('reasoning.effort', 'reasoning.effort');
+  origins.recordField('responseFormat', 'text.format');
+  origins.recordField('user', body.user !== undefined ? 'user' : 'safety_identifier');
+  call.messages = decodeResponsesInput(body.input, body.instructions, issues, origins);
   call.tools = decodeResponsesTools(body.tools, issues);
-  return { value: call, issues };
+  return { value: call, issues, origins };
 }
