@@ -57,9 +57,16 @@ function parseRelayedData(data: string): unknown {
   }
 }
 
-/** The client-dialect error event that ends a stream the gateway ends (issue 13 §6). */
-function errorFrames(context: StreamContext, error: ApiError): string {
-  const encoder = context.surface.createStreamEncoder(context.encodeContext, context.request);
+/**
+ * The client-dialect error event that ends a stream the gateway ends (issue 13 §6). After relayed
+ * upstream events, which number themselves from 0, it continues their `sequence_number`.
+ */
+function errorFrames(context: StreamContext, error: ApiError, relayedEvents?: number): string {
+  const encodeContext =
+    relayedEvents === undefined
+      ? context.encodeContext
+      : { ...context.encodeContext, firstSequenceNumber: relayedEvents };
+  const encoder = context.surface.createStreamEncoder(encodeContext, context.request);
   let frames = '';
   for (const event of encoder.encode({ type: 'error', error: error.toGenerationError() }))
     frames += serializeSurfaceEvent(event);
@@ -95,6 +102,7 @@ export async function* relayStream(
               'upstream_error',
               'The upstream sent an event that is not valid JSON; the answer ends here.',
             ),
+            delivered.events,
           );
           yield frames;
           return;
@@ -122,12 +130,13 @@ export async function* relayStream(
           'upstream_error',
           'The upstream stream ended before the response was complete.',
         ),
+        delivered.events,
       );
     }
   } catch (error) {
     if (context.clientGone()) return;
     outcome = 'upstream_error';
-    yield errorFrames(context, streamFailure(error));
+    yield errorFrames(context, streamFailure(error), delivered.events);
   } finally {
     if (outcome !== 'ok') context.abort();
     const reported = tap.usage();

@@ -23,6 +23,12 @@ export interface SurfaceEncodeContext {
   model: string;
   /** Epoch seconds. */
   createdAt: number;
+  /**
+   * Where the stream's numbering continues (responses `sequence_number`): a relayed stream that
+   * fails after N upstream events ends with an error event numbered N, not a second 0, and
+   * without opening the response a second time.
+   */
+  firstSequenceNumber?: number;
 }
 
 /**

@@ -59,8 +59,9 @@ const failedEarly: GenerationError = {
  * uses `response.failed` once a response has been created.
  */
 export function createResponsesStreamEncoder(context: SurfaceEncodeContext): SurfaceStreamEncoder {
-  let sequence = 0;
-  let started = false;
+  let sequence = context.firstSequenceNumber ?? 0;
+  // Continued numbering means the stream was opened already (a relay's response.created).
+  let started = sequence > 0;
   let finished = false;
   let nextOutputIndex = 0;
   const output: ResponsesOutputItem[] = [];
