@@ -105,7 +105,7 @@ export async function composeGateway(
 
   const features: GatewayFeature[] = [
     generationRoutes,
-    composeCompactionRoutes(parts, compaction, generation),
+    composeCompactionRoutes(parts, compaction, generation, responsesState),
     composeInstallers(parts),
     composeResponsesSockets(parts, { responsesState, generation, store: store.responses }),
     composeConnectedRoutes(parts),

@@ -4,6 +4,7 @@ import { CompactionService } from '../compaction/compaction-service.ts';
 import { loadCompactionSealSecret } from '../compaction/load-compaction-seal-secret.ts';
 import { readSealKeySecret } from '../config/load-config.ts';
 import type { GatewayFeature } from '../features/gateway-feature.ts';
+import type { ResponsesState } from '../responses-state/responses-state.ts';
 import type { GatewayParts } from '../features/gateway-parts.ts';
 import type { GenerationService } from '../generation/generation-service.ts';
 import { compactionRoutes } from '../http/routes/compaction-routes.ts';
@@ -46,6 +47,7 @@ export function composeCompactionRoutes(
   parts: GatewayParts,
   compaction: CompactionService,
   generation: GenerationService,
+  responsesState: ResponsesState,
 ): GatewayFeature {
   return {
     routes: [
@@ -55,6 +57,7 @@ export function composeCompactionRoutes(
           compaction,
           generation,
           responsesSurface,
+          responsesState,
         }),
     ],
   };

@@ -151,6 +151,22 @@ export class ResponsesState {
   }
 
   /**
+   * The body with its `previous_response_id` and item references expanded into `input` and
+   * nothing else changed, for `/v1/responses/compact` (issue 14 §7): what is compacted, and the
+   * user messages kept beside the compaction item, are the whole conversation, and no upstream
+   * is asked for a response it never kept.
+   */
+  async withHistory(
+    body: Record<string, unknown>,
+    accountId: string,
+  ): Promise<Record<string, unknown>> {
+    if (previousResponseId(body) === undefined && !hasItemReferences(body.input)) return body;
+    const expanded = await this.expand(body, accountId);
+    const { previous_response_id: _previous, ...rest } = body;
+    return { ...rest, input: expanded.input };
+  }
+
+  /**
    * Answers a WebSocket prewarm (`generate: false`, CLIENTS.md): a completed response without
    * output, usage or upstream call, whose id the connection's next turn may continue. Nothing
    * is stored: a prewarm is neither metered nor limited, so it may not write to the database.

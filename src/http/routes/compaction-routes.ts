@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import type { CompactionService } from '../../compaction/compaction-service.ts';
 import type { GenerationService } from '../../generation/generation-service.ts';
+import type { ResponsesState } from '../../responses-state/responses-state.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
 import {
   responsesCompactionObjectSchema,
@@ -16,6 +17,8 @@ export interface CompactionRouteDependencies {
   /** Runs the gateway's own summary turn (spec §4.5: billed like any call). */
   generation: GenerationService;
   responsesSurface: SurfaceCodec;
+  /** Expands `previous_response_id` and item references before anything is compacted. */
+  responsesState: Pick<ResponsesState, 'withHistory'>;
 }
 
 /**
@@ -26,11 +29,12 @@ export async function compactionRoutes(
   app: FastifyInstance,
   dependencies: CompactionRouteDependencies,
 ): Promise<void> {
-  const { authenticator, compaction, generation, responsesSurface } = dependencies;
+  const { authenticator, compaction, generation, responsesSurface, responsesState } = dependencies;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const answer = await compaction.compact(
-      generationInputFromRequest(request, reply, responsesSurface),
-      (input) => generation.generate(input),
+    const input = generationInputFromRequest(request, reply, responsesSurface);
+    const body = await responsesState.withHistory(input.body, input.principal.account.id);
+    const answer = await compaction.compact({ ...input, body }, (next) =>
+      generation.generate(next),
     );
     reply.headers(answer.headers);
     return reply.code(200).type('application/json').send(JSON.stringify(answer.body));
