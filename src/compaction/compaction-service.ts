@@ -65,7 +65,6 @@ const compactFields = [
   'text',
   'prompt_cache_key',
   'prompt_cache_retention',
-  'previous_response_id',
   'service_tier',
 ];
 
