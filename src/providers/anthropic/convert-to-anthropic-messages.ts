@@ -90,7 +90,7 @@ function assistantBlock(
       // Anthropic removes the thinking of finished turns from the context (find-current-turn-start):
       // reasoning it could not carry changes nothing there, so it is left out (equivalent).
       if (finishedTurn) return undefined;
-      // helper-brief: signed reasoning travels only back to the family that signed it.
+      // docs/architecture.md: signed reasoning travels only back to the family that signed it.
       if (part.provider === 'openai') {
         issues.push({ path, reason: 'reasoning signed by OpenAI cannot be sent to Anthropic' });
         return undefined;
