@@ -2,6 +2,7 @@ import type { AccountStore } from '../auth/account-store.ts';
 import type { ApiKeyStore } from '../auth/api-key-store.ts';
 import type { CreditLedger } from '../billing/credit-ledger.ts';
 import type { UsageStore } from '../generation/usage-store.ts';
+import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import type { ResponseStore } from '../responses-state/response-store.ts';
 
 /** The durable ports behind one database, as compose wires them (DESIGN.md §4). */
@@ -11,6 +12,7 @@ export interface Store {
   ledger: CreditLedger;
   usage: UsageStore;
   responses: ResponseStore;
+  idempotency: IdempotencyStore;
   /** Runs a trivial query; GET /readyz answers from it. */
   ping(): Promise<void>;
   /** Closes the database connection or pool; the store is unusable afterwards. */

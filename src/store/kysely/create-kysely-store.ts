@@ -6,6 +6,7 @@ import { KyselyAccountStore } from './kysely-account-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
 import { KyselyCreditLedger } from './kysely-credit-ledger.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
+import { KyselyIdempotencyStore } from './kysely-idempotency-store.ts';
 import { KyselyResponseStore } from './kysely-response-store.ts';
 import { KyselyUsageStore } from './kysely-usage-store.ts';
 
@@ -17,6 +18,7 @@ export function createKyselyStore(database: Kysely<Database>, dialect: StoreDial
     ledger: new KyselyCreditLedger(database, dialect),
     usage: new KyselyUsageStore(database),
     responses: new KyselyResponseStore(database),
+    idempotency: new KyselyIdempotencyStore(database),
     async ping(): Promise<void> {
       await sql`select 1`.execute(database);
     },

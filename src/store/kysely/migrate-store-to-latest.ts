@@ -7,6 +7,7 @@ import { createResponsesTableMigration } from './migration-0002-create-responses
 import { createProcessLeaseMigration } from './migration-0003-create-process-lease.ts';
 import { createSettlementColumnsMigration } from './migration-0004-add-settlement-columns.ts';
 import { createResponseItemsTableMigration } from './migration-0005-create-response-items-table.ts';
+import { createIdempotencyTableMigration } from './migration-0006-create-idempotency-table.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -21,6 +22,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0003_create_process_lease': createProcessLeaseMigration(dialect),
         '0004_add_settlement_columns': createSettlementColumnsMigration(dialect),
         '0005_create_response_items_table': createResponseItemsTableMigration(dialect),
+        '0006_create_idempotency_table': createIdempotencyTableMigration(dialect),
       };
     },
   };
