@@ -100,6 +100,16 @@ export const errorCatalogue = {
     type: 'timeout_error',
     message: 'The request did not arrive in time; the connection is closed.',
   },
+  idempotency_key_reused: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'This Idempotency-Key was already used with a different request.',
+  },
+  idempotency_in_progress: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'A request with this Idempotency-Key is still running; retry after it finishes.',
+  },
   image_result_deleted: {
     status: 410,
     type: 'invalid_request_error',
