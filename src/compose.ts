@@ -9,6 +9,7 @@ import { composeConnectedRoutes } from './composition/compose-connected-routes.t
 import { composeGatewayParts } from './composition/compose-gateway-parts.ts';
 import { composeGeneration } from './composition/compose-generation.ts';
 import { composeHoldExpiry } from './composition/compose-hold-expiry.ts';
+import { composeIdempotency } from './composition/compose-idempotency.ts';
 import { composeInstallers } from './composition/compose-installers.ts';
 import { composeRateLimiter } from './composition/compose-rate-limiter.ts';
 import {
@@ -19,11 +20,13 @@ import { composeSettlements } from './composition/compose-settlements.ts';
 import { openStore, type StartupWarn } from './composition/open-store.ts';
 import type { Config } from './config/config-schema.ts';
 import { readAdminToken } from './config/load-config.ts';
+import { composeEvaluation } from './features/evaluation/compose-evaluation.ts';
 import type { GatewayFeature } from './features/gateway-feature.ts';
 import { buildApp } from './http/build-app.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { OperatorService } from './operator/operator-service.ts';
 import type { Store } from './store/store.ts';
+import { messagesSurface } from './surfaces/messages/messages-surface.ts';
 
 export { openStore, type StartupWarn };
 
@@ -44,6 +47,8 @@ export interface ComposeOptions {
   processMetrics?: boolean;
   /** An already opened store (tests); otherwise opened from the configuration. */
   store?: Store;
+  /** The clock (epoch milliseconds); tests move it to cross time windows. */
+  now?: () => number;
 }
 
 /**
@@ -95,6 +100,7 @@ export async function composeGateway(
     rateLimiter: limiter.rateLimiter,
     settlements,
     logError,
+    ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const compaction = composeCompaction(parts, compactionSeal);
   const responsesState = composeResponsesState(parts, store.responses);
@@ -103,6 +109,8 @@ export async function composeGateway(
     responsesState,
   });
 
+  const { idempotency, feature: idempotencySweep } = composeIdempotency(parts, store.idempotency);
+
   const features: GatewayFeature[] = [
     generationRoutes,
     composeCompactionRoutes(parts, compaction, generation, responsesState),
@@ -110,6 +118,17 @@ export async function composeGateway(
     composeResponsesSockets(parts, { responsesState, generation, store: store.responses }),
     composeConnectedRoutes(parts),
     composeHoldExpiry(parts, store.ledger, settlements),
+    idempotencySweep,
+    composeEvaluation({
+      config: config.evaluation,
+      catalog: parts.catalog,
+      authenticator: parts.authenticator,
+      generation,
+      messagesSurface,
+      ledger: store.ledger,
+      idempotency,
+      now: parts.now,
+    }),
   ];
 
   const operator = new OperatorService(store);

@@ -16,9 +16,11 @@ export function composeGatewayParts(options: {
   rateLimiter: RateLimiter;
   settlements: SettlementOutbox;
   logError: GatewayParts['logError'];
+  /** The clock (epoch milliseconds); tests move it to cross time windows. */
+  now?: () => number;
 }): GatewayParts {
   const { config, env, store, rateLimiter, settlements, logError } = options;
-  const now = () => Date.now();
+  const now = options.now ?? (() => Date.now());
   return {
     config,
     env,

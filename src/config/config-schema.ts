@@ -246,6 +246,23 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     connected: ConnectedConfigSchema,
+    // Typed evaluation (spec §2.6, §4.7; docs/evaluation.md): absent, the route does not exist.
+    evaluation: Type.Optional(
+      Type.Object(
+        {
+          modelId: Type.String({
+            minLength: 1,
+            description: 'The value clients send in the ai-model-id header.',
+          }),
+          judgeModel: Type.String({
+            minLength: 1,
+            description:
+              'The catalog model (models[].id) that answers, through a forced tool call.',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     compaction: Type.Object(
       {
         sealKeyEnv: Type.String({

@@ -73,6 +73,22 @@ describe('configuration', () => {
     [{ server: { port: 'eighty' } }, 'server.port'],
     [{ stroe: {} }, 'stroe'],
     [{ store: { backend: 'postgres' } }, 'store.postgresUrl'],
+    [
+      {
+        providers: { p: provider },
+        models: [model],
+        evaluation: { modelId: 'e', judgeModel: 'x' },
+      },
+      'evaluation.judgeModel: no model',
+    ],
+    [
+      {
+        providers: { p: provider },
+        models: [{ ...model, capabilities: { tools: false } }],
+        evaluation: { modelId: 'e', judgeModel: 'm' },
+      },
+      'evaluation.judgeModel: the model "m" has no tools',
+    ],
     [{ providers: { p: provider }, models: [model, model] }, 'models[1].id'],
     [
       {

@@ -94,6 +94,15 @@ function checkReferences(config: Config): void {
       problems.push(`models[${modelIndex}].maxOutputTokens: larger than contextWindow`);
     }
   });
+  if (config.evaluation !== undefined) {
+    const judge = config.models.find((model) => model.id === config.evaluation?.judgeModel);
+    if (judge === undefined) {
+      problems.push(`evaluation.judgeModel: no model with id "${config.evaluation.judgeModel}"`);
+    } else if (!judge.capabilities.tools) {
+      // The judge answers through a forced tool call (docs/evaluation.md).
+      problems.push(`evaluation.judgeModel: the model "${judge.id}" has no tools capability`);
+    }
+  }
   if (config.store.backend === 'postgres' && config.store.postgresUrl === undefined) {
     problems.push('store.postgresUrl: is required when store.backend is "postgres"');
   }

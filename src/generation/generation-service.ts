@@ -2,6 +2,7 @@ import type { Principal } from '../auth/authenticator.ts';
 import type { CatalogModel, Deployment, ModelCatalog } from '../catalog/model-catalog.ts';
 import type { CallOrigins } from '../canonical/call-origins.ts';
 import type { GenerationCall, TranslationIssue } from '../canonical/generation-call.ts';
+import type { Usage } from '../canonical/usage.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type {
   ProviderCodec,
@@ -74,12 +75,31 @@ export interface GenerationInput {
   signal: AbortSource;
   /** Replaces the surface's turn hook for this call (a WebSocket connection's own history). */
   turnHook?: GenerationTurnHook;
+  /**
+   * What usage records and ledger entries call this request (default: the surface name), for
+   * features that generate through a surface's dialect (`evaluation`).
+   */
+  meteredAs?: string;
 }
 
 export type GenerationReply =
-  | { kind: 'json'; headers: Record<string, string>; body: string }
+  | { kind: 'json'; headers: Record<string, string>; body: string; trace?: GenerationTrace }
   /** `events`: chunks of one or more whole SSE frames (splitSseFrames), one per upstream read. */
   | { kind: 'stream'; headers: Record<string, string>; events: AsyncGenerator<string> };
+
+/**
+ * Where a non-streamed answer came from and what it cost, for callers that build their own
+ * answer from several generations (evaluation: usage summed, deployments and request ids).
+ */
+export interface GenerationTrace {
+  /** `provider-id/upstream-model` of the deployment that answered. */
+  deployment: string;
+  /** The upstream's own request id header (`request-id`, `x-request-id`), when it sent one. */
+  upstreamRequestId: string | undefined;
+  usage: Usage | undefined;
+  /** Micro-credits charged. */
+  cost: number;
+}
 
 /**
  * State kept around one turn (docs/decisions/0012). Before anything else the hook may replace the
@@ -127,6 +147,12 @@ interface PlannedAttempt {
   source?: Record<string, unknown>;
   call: GenerationCall | undefined;
   dropUsageChunk: boolean;
+}
+
+/** Anthropic sends `request-id`, OpenAI `x-request-id`. */
+function readUpstreamRequestId(headers: UpstreamResponse['headers']): string | undefined {
+  const value = headers['request-id'] ?? headers['x-request-id'];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function describeIssues(issues: TranslationIssue[], model: string, route: string): string {
@@ -229,7 +255,7 @@ export class GenerationService {
       requestId: input.requestId,
       principal,
       model,
-      surface: surface.name,
+      surface: input.meteredAs ?? surface.name,
       estimatedInputTokens: estimateInputTokens(body, input.bodyBytes, model.contextWindow),
       maxOutputTokens,
     };
@@ -299,7 +325,7 @@ export class GenerationService {
     };
 
     if (!stream) {
-      const body = await readJsonAnswer({
+      const answer = await readJsonAnswer({
         response,
         context,
         sameDialect: attempt.sameDialect,
@@ -307,7 +333,18 @@ export class GenerationService {
         provider: this.#dependencies.providers[attempt.deployment.provider.kind],
         call: attempt.call,
       });
-      return { kind: 'json', headers: { ...headers, 'content-type': 'application/json' }, body };
+      const trace: GenerationTrace = {
+        deployment: attempt.deployment.label,
+        upstreamRequestId: readUpstreamRequestId(response.headers),
+        usage: answer.usage,
+        cost: answer.cost,
+      };
+      return {
+        kind: 'json',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: answer.text,
+        trace,
+      };
     }
     headers['content-type'] = 'text/event-stream; charset=utf-8';
     headers['cache-control'] = 'no-cache';

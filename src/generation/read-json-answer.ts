@@ -3,8 +3,18 @@ import { ApiError } from '../canonical/generation-error.ts';
 import type { ProviderCodec } from '../providers/provider-codec.ts';
 import type { UpstreamResponse } from '../providers/shared/upstream-pool.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
+import type { Usage } from '../canonical/usage.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import type { StreamContext } from './relay-stream.ts';
+
+/** A non-streamed answer as the client gets it, with what it was charged. */
+export interface JsonAnswer {
+  text: string;
+  /** Canonical usage as metered, undefined when the upstream reported none. */
+  usage: Usage | undefined;
+  /** Micro-credits charged. */
+  cost: number;
+}
 
 /**
  * A non-streamed answer. Same dialect: the upstream's bytes go back unchanged and only usage is
@@ -17,7 +27,7 @@ export async function readJsonAnswer(input: {
   passthrough: PassthroughAdapter;
   provider: ProviderCodec;
   call: GenerationCall | undefined;
-}): Promise<string> {
+}): Promise<JsonAnswer> {
   const { response, context } = input;
   let text: string;
   let parsed: unknown;
@@ -40,23 +50,22 @@ export async function readJsonAnswer(input: {
   if (input.sameDialect) {
     const read = input.passthrough.readResultUsage(parsed);
     context.cleanup();
-    await context.session.end({
+    const cost = await context.session.end({
       usage: read?.usage,
       deployment: context.deployment,
       outcome: 'ok',
       status: 200,
     });
-    return context.renameModel(text);
+    return { text: context.renameModel(text), usage: read?.usage, cost };
   }
   const result = input.provider.decodeResult(parsed, input.call as GenerationCall);
   context.cleanup();
-  await context.session.end({
+  const cost = await context.session.end({
     usage: result.usage,
     deployment: context.deployment,
     outcome: 'ok',
     status: 200,
   });
-  return JSON.stringify(
-    context.surface.encodeResult(result, context.encodeContext, context.request),
-  );
+  const encoded = context.surface.encodeResult(result, context.encodeContext, context.request);
+  return { text: JSON.stringify(encoded), usage: result.usage, cost };
 }

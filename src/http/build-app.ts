@@ -105,6 +105,8 @@ export async function buildApp(
         useDefaults: false,
         allErrors: false,
         allowUnionTypes: true,
+        // Tagged unions report errors inside the branch their tag names (evaluation questions).
+        discriminator: true,
       },
     },
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ApiError } from '../canonical/generation-error.ts';
-import { createTestAccount, uniqueId } from '../store/contract/store-contract-fixtures.ts';
+import { createTestAccount, uniqueId } from '../../test/contract/store-contract-fixtures.ts';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.ts';
 import type { Store } from '../store/store.ts';
 import { IdempotencyService, type IdempotentOperation } from './idempotency-service.ts';

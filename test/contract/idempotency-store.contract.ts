@@ -5,8 +5,8 @@ import type {
   IdempotencyStore,
   StoredAnswer,
 } from '../../src/idempotency/idempotency-store.ts';
-import { createTestAccount, uniqueId } from '../../src/store/contract/store-contract-fixtures.ts';
-import { useContractStore } from '../../src/store/contract/use-contract-store.ts';
+import { createTestAccount, uniqueId } from './store-contract-fixtures.ts';
+import { useContractStore } from './use-contract-store.ts';
 import type { Store } from '../../src/store/store.ts';
 
 const now = 1_800_000_000_000;

@@ -36,7 +36,7 @@ export interface TestGateway extends Gateway {
  */
 export async function startTestGateway(
   rawConfig: Record<string, unknown> = {},
-  options: Pick<ComposeOptions, 'warn' | 'store'> & { env?: Record<string, string> } = {},
+  options: Pick<ComposeOptions, 'warn' | 'store' | 'now'> & { env?: Record<string, string> } = {},
 ): Promise<TestGateway> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'switchyard-test-'));
   const config = parseConfig({ ...rawConfig, dataDir });
@@ -57,6 +57,7 @@ export async function startTestGateway(
     logger: { level: 'trace', stream },
     ...(options.warn !== undefined ? { warn: options.warn } : {}),
     ...(options.store !== undefined ? { store: options.store } : {}),
+    ...(options.now !== undefined ? { now: options.now } : {}),
   });
   return {
     ...gateway,
