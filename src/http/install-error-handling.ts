@@ -17,6 +17,10 @@ function toApiError(error: FastifyError): ApiError {
       const params = issue.params as Record<string, unknown>;
       if (issue.keyword === 'required')
         return `${where}.${String(params.missingProperty)} is required`;
+      if (issue.keyword === 'discriminator') {
+        // A tagged union (evaluation questions): name the tag, not Ajv's `oneOf`.
+        return `${where}.${String(params.tag)} ${JSON.stringify(params.tagValue)} is not a known kind`;
+      }
       if (issue.keyword === 'additionalProperties') {
         return `${where}.${String(params.additionalProperty)} is not allowed`;
       }
