@@ -8,6 +8,7 @@ describe('GET /openapi.json (spec §9)', () => {
     gateway = await startTestGateway({
       providers: { up: { kind: 'anthropic', baseUrl: 'http://127.0.0.1:9' } },
       models: [testModel('m', 'up')],
+      evaluation: { modelId: 'evaluator', judgeModel: 'm' },
     });
   });
   afterAll(async () => gateway.close());
@@ -38,9 +39,33 @@ describe('GET /openapi.json (spec §9)', () => {
         'countMessageTokens',
         'createResponse',
         'createChatCompletion',
+        'createEvaluation',
       ]),
     );
     expect(new Set(operationIds).size).toBe(operationIds.length);
     expect(Object.keys(document.paths).some((path) => path.startsWith('/api/admin'))).toBe(false);
+  });
+
+  it('describes createEvaluation with its headers, request and response schemas', async () => {
+    const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const operation = document.paths['/v4/ai/evaluation-model'].post;
+    expect(operation.operationId).toBe('createEvaluation');
+    const headers = Object.fromEntries(
+      (operation.parameters as Array<{ in: string; name: string; required?: boolean }>)
+        .filter((parameter) => parameter.in === 'header')
+        .map((parameter) => [parameter.name, parameter.required]),
+    );
+    expect(headers).toEqual({
+      'idempotency-key': true,
+      'ai-model-id': true,
+      'ai-evaluation-model-specification-version': true,
+    });
+    const request = operation.requestBody.content['application/json'].schema;
+    expect(request.required).toEqual(['state', 'questions']);
+    expect(request.additionalProperties).toBe(false);
+    expect(request.properties.questions.maxProperties).toBe(128);
+    const response = operation.responses['200'].content['application/json'].schema;
+    expect(response.required).toEqual(['answers', 'usage']);
+    expect(response.properties.usage.required).toEqual(['inputTokens', 'outputTokens']);
   });
 });
