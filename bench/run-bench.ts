@@ -158,6 +158,7 @@ async function main(): Promise<number> {
         body: scenario.body,
         connections: scenario.connections,
         durationSeconds: settings.warmupPassSeconds,
+        ...(scenario.freshHeader === undefined ? {} : { freshHeader: scenario.freshHeader }),
       });
     }
     if (settings.warmupPassSeconds > 0) log('bench: warm-up pass done');
@@ -176,6 +177,7 @@ async function main(): Promise<number> {
           durationSeconds: scenario.slow ? settings.slowDurationSeconds : settings.durationSeconds,
           warmupSeconds: settings.warmupSeconds,
           latencySeconds: scenario.latencyRun ? settings.latencySeconds : 0,
+          ...(scenario.freshHeader === undefined ? {} : { freshHeader: scenario.freshHeader }),
         });
         const key = `${scenario.id}|${target}`;
         measured.set(key, [...(measured.get(key) ?? []), measure]);

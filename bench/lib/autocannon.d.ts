@@ -9,6 +9,14 @@ declare module 'autocannon' {
     duration?: number;
     timeout?: number;
     pipelining?: number;
+    /** Each request may be rewritten before it is sent (a fresh idempotency key). */
+    requests?: Array<{
+      setupRequest?(request: AutocannonRequest): AutocannonRequest;
+    }>;
+  }
+  interface AutocannonRequest {
+    headers?: Record<string, string>;
+    [field: string]: unknown;
   }
   interface Histogram {
     average: number;
@@ -26,6 +34,7 @@ declare module 'autocannon' {
     non2xx: number;
     '2xx': number;
   }
+  export type { AutocannonOptions, AutocannonRequest };
   function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
   export default autocannon;
 }

@@ -3,7 +3,7 @@
  * while its own CPU time (/proc/<pid>/stat) and RSS (/proc/<pid>/status) are read, plus a
  * one-connection run for latency without queueing.
  */
-import autocannon from 'autocannon';
+import autocannon, { type AutocannonOptions } from 'autocannon';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { cpuMicros, sampleRss } from './bench-process.ts';
@@ -22,6 +22,33 @@ export interface LoadSpec {
   durationSeconds: number;
   warmupSeconds: number;
   latencySeconds: number;
+  /** A header given a fresh value on every request (Scenario.freshHeader). */
+  freshHeader?: string;
+}
+
+let freshCount = 0;
+
+/** A value no earlier request of this run carried. */
+function freshValue(): string {
+  freshCount += 1;
+  return `bench-${process.pid}-${Date.now().toString(36)}-${freshCount}`;
+}
+
+/** autocannon options that give `header` a fresh value on every request. */
+export function freshHeaderRequests(
+  header: string | undefined,
+): Pick<AutocannonOptions, 'requests'> {
+  if (header === undefined) return {};
+  return {
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...request.headers, [header]: freshValue() },
+        }),
+      },
+    ],
+  };
 }
 
 export interface LoadMeasure {
@@ -62,9 +89,13 @@ export function preflight(
 
 function once(agent: Agent, spec: LoadSpec): Promise<boolean> {
   return new Promise((resolve) => {
+    const headers =
+      spec.freshHeader === undefined
+        ? spec.headers
+        : { ...spec.headers, [spec.freshHeader]: freshValue() };
     const call = request(
       spec.url,
-      { method: 'POST', headers: spec.headers, agent, timeout: 30_000 },
+      { method: 'POST', headers, agent, timeout: 30_000 },
       (answer) => {
         answer.on('data', () => undefined);
         answer.on('end', () => resolve(answer.statusCode === 200));
@@ -111,6 +142,7 @@ export async function generateLoad(generator: LoadGenerator, spec: WrkSpec): Pro
     connections: spec.connections,
     duration: spec.durationSeconds,
     timeout: 30,
+    ...freshHeaderRequests(spec.freshHeader),
   });
   return {
     completed: result['2xx'],

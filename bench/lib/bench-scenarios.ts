@@ -6,8 +6,12 @@ export type TargetName = 'floor' | 'gateway' | 'peer' | 'ccr';
 export interface Scenario {
   id: string;
   title: string;
-  path: '/v1/chat/completions' | '/v1/messages';
+  path: '/v1/chat/completions' | '/v1/messages' | '/v4/ai/evaluation-model';
   body: string;
+  /** Headers of the scenario itself, sent to every target. */
+  headers?: Record<string, string>;
+  /** A header given a fresh value on every request (an idempotency key). */
+  freshHeader?: string;
   /** same: client and upstream share a dialect; cross: the gateway translates. */
   dialect: 'same' | 'cross';
   /** Served by the mock with latency (long-lived streams at high concurrency). */
@@ -22,6 +26,8 @@ export interface Scenario {
 }
 
 const CHAT_MODEL = 'bench-chat';
+/** The `ai-model-id` of the bench gateway's evaluation, answered by the Anthropic mock. */
+export const EVALUATION_MODEL_ID = 'bench-evaluator';
 const CLAUDE_MODEL = 'bench-claude';
 const SLOW_CHAT_MODEL = 'bench-chat-slow';
 
@@ -108,6 +114,32 @@ function largeMessagesBody(model: string): string {
         ],
       },
     ],
+  });
+}
+
+/**
+ * Three questions, one of each kind (spec §2.6); the mock answers them with a tool call
+ * (mock-upstream-bodies.ts EVALUATION_JSON).
+ */
+function evaluationBody(): string {
+  return JSON.stringify({
+    state: [
+      { role: 'user', content: question },
+      { role: 'assistant', content: 'Freight yards sort railcars into trains by destination.' },
+    ],
+    questions: {
+      accurate: { type: 'boolean', instructions: 'Is the answer factually accurate?' },
+      tone: {
+        type: 'choice',
+        instructions: 'What is the tone of the answer?',
+        criteria: { neutral: 'Plain and factual', playful: 'Jokes or wordplay' },
+      },
+      brevity: {
+        type: 'score',
+        instructions: 'How well does it keep to one sentence?',
+        criteria: ['rambles', 'a little long', 'exactly one sentence'],
+      },
+    },
   });
 }
 
@@ -230,6 +262,25 @@ export function buildScenarios(quick: boolean): Scenario[] {
       connections: 16,
       latencyRun: true,
       inQuick: false,
+    },
+    {
+      id: 'evaluation-3',
+      title: 'evaluation, 3 questions → anthropic (one forced tool call)',
+      path: '/v4/ai/evaluation-model',
+      body: evaluationBody(),
+      headers: {
+        'ai-model-id': EVALUATION_MODEL_ID,
+        'ai-evaluation-model-specification-version': '4',
+      },
+      // A fresh key per request: a repeated key would measure replays, not evaluations.
+      freshHeader: 'idempotency-key',
+      dialect: 'same',
+      slow: false,
+      targets: ['gateway'],
+      floorReference: 'messages-json',
+      connections,
+      latencyRun: true,
+      inQuick: true,
     },
     {
       id: 'slow-stream',

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, startProcess } from './bench-process.ts';
 import type { BenchProcess } from './bench-process.ts';
-import type { Scenario, TargetName } from './bench-scenarios.ts';
+import { EVALUATION_MODEL_ID, type Scenario, type TargetName } from './bench-scenarios.ts';
 
 const run = promisify(execFile);
 
@@ -99,6 +99,7 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
       model('bench-claude', 'mock-anthropic', 'claude-sonnet-4-5'),
       model('bench-chat-slow', 'slow-chat', 'gpt-4.1-mini'),
     ],
+    evaluation: { modelId: EVALUATION_MODEL_ID, judgeModel: 'bench-claude' },
     // Generous, so the limiter runs on every request without ever refusing one.
     limits: {
       token: {
@@ -302,7 +303,15 @@ export function endpoint(
     return {
       process: targets.gateway,
       url: `http://127.0.0.1:${targets.gateway.port}${scenario.path}`,
-      headers: { ...json, ...messages, authorization: `Bearer ${targets.gatewayToken}` },
+      headers: {
+        ...json,
+        ...messages,
+        ...scenario.headers,
+        ...(scenario.freshHeader === undefined
+          ? {}
+          : { [scenario.freshHeader]: 'bench-preflight' }),
+        authorization: `Bearer ${targets.gatewayToken}`,
+      },
     };
   }
   if (target === 'floor') {

@@ -117,3 +117,35 @@ export const MESSAGES_SSE: string[] = [
   }),
   event('message_stop', {}),
 ];
+
+/**
+ * The judge's answer to the evaluation scenario (bench-scenarios.ts): a forced `submit_answers`
+ * tool call with one valid answer per question slot, in question order.
+ */
+export const EVALUATION_JSON = JSON.stringify({
+  id: 'msg_01BenchBenchBenchBench0002',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5-20250929',
+  content: [
+    {
+      type: 'tool_use',
+      id: 'toolu_01BenchBenchBenchBench01',
+      name: 'submit_answers',
+      input: {
+        q0: { value: true, reason: 'Freight yards do sort railcars.' },
+        q1: { value: 'neutral', reason: 'Plain statement.' },
+        q2: { value: 2, reason: 'One sentence.' },
+      },
+    },
+  ],
+  stop_reason: 'tool_use',
+  stop_sequence: null,
+  usage: {
+    input_tokens: 512,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: 64,
+    service_tier: 'standard',
+  },
+});

@@ -1,6 +1,7 @@
 /**
  * Mock upstream for the bench (run as its own process): answers POST /v1/chat/completions and
- * POST /v1/messages with fixed JSON, or fixed SSE when the body asks for `"stream": true`.
+ * POST /v1/messages with fixed JSON, or fixed SSE when the body asks for `"stream": true`; an
+ * evaluation judge call gets a fixed tool call.
  * Env: PORT; MOCK_LATENCY_MS (wait before the answer's first byte); MOCK_CHUNK_INTERVAL_MS
  * (pause between SSE events); MOCK_WRITES=one (default) answers a whole stream in one write,
  * like an upstream whose events arrive in one read, or per-event (one write per event; the
@@ -9,12 +10,20 @@
  */
 import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
-import { CHAT_JSON, CHAT_SSE, MESSAGES_JSON, MESSAGES_SSE } from './mock-upstream-bodies.ts';
+import {
+  CHAT_JSON,
+  CHAT_SSE,
+  EVALUATION_JSON,
+  MESSAGES_JSON,
+  MESSAGES_SSE,
+} from './mock-upstream-bodies.ts';
 
 const latencyMs = Number(process.env.MOCK_LATENCY_MS ?? 0);
 const chunkIntervalMs = Number(process.env.MOCK_CHUNK_INTERVAL_MS ?? 0);
 const oneWrite = (process.env.MOCK_WRITES ?? 'one') === 'one';
 const STREAM_FLAG = /"stream"\s*:\s*true/;
+/** An evaluation judge call forces this tool. */
+const JUDGE_TOOL = /"name"\s*:\s*"submit_answers"/;
 
 function sendJson(response: ServerResponse, body: string): void {
   response.writeHead(200, {
@@ -53,13 +62,15 @@ const server = createServer((request, response) => {
   const parts: Buffer[] = [];
   request.on('data', (part: Buffer) => parts.push(part));
   request.on('end', () => {
-    const stream = STREAM_FLAG.test(Buffer.concat(parts).toString('utf8'));
+    const text = Buffer.concat(parts).toString('utf8');
+    const stream = STREAM_FLAG.test(text);
     const answer = () => {
       if (request.method !== 'POST') return sendJson(response, '{"ok":true}');
       if (request.url?.startsWith('/v1/chat/completions')) {
         return stream ? sendSse(response, CHAT_SSE) : sendJson(response, CHAT_JSON);
       }
       if (request.url?.startsWith('/v1/messages')) {
+        if (JUDGE_TOOL.test(text)) return sendJson(response, EVALUATION_JSON);
         return stream ? sendSse(response, MESSAGES_SSE) : sendJson(response, MESSAGES_JSON);
       }
       response.writeHead(404).end();

@@ -17,6 +17,8 @@ export interface WrkSpec {
   body: string;
   connections: number;
   durationSeconds: number;
+  /** A header given a fresh value on every request (an idempotency key: each run is new). */
+  freshHeader?: string;
 }
 
 export interface WrkResult {
@@ -68,12 +70,26 @@ function script(spec: WrkSpec, bodyFile: string): string {
   const headers = Object.entries(spec.headers)
     .map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`)
     .join('\n');
+  // wrk builds every request anew only when the script defines `request`; costlier, so only then.
+  const fresh =
+    spec.freshHeader === undefined
+      ? []
+      : [
+          'local count = 0',
+          `local prefix = ${luaString(`bench-${process.pid}-${Date.now().toString(36)}-`)}`,
+          'request = function()',
+          '  count = count + 1',
+          `  wrk.headers[${luaString(spec.freshHeader)}] = prefix .. count`,
+          '  return wrk.format()',
+          'end',
+        ];
   return [
     `local file = assert(io.open(${luaString(bodyFile)}, "rb"))`,
     'wrk.method = "POST"',
     'wrk.body = file:read("*a")',
     'file:close()',
     headers,
+    ...fresh,
     '',
   ].join('\n');
 }
