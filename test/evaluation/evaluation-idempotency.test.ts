@@ -146,6 +146,21 @@ describe('POST /v4/ai/evaluation-model: idempotency (spec §3, §7, §8)', () =>
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
   });
 
+  it('passes an upstream 429 on with its retry-after and keeps the key free for the retry', async () => {
+    const { token, accountId } = await bed.gateway.createToken({ credits });
+    const headers = evaluationHeaders(token);
+    bed.upstream.enqueue({ status: 429, headers: { 'retry-after': '7' } });
+    const limited = await postEvaluation(bed.gateway, headers, body);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('7');
+    expect(limited.json().error.code).toBe('upstream_rate_limited');
+    expect(await balanceOf(accountId)).toBe(credits);
+    bed.upstream.enqueue(answerEverySlot);
+    const retried = await postEvaluation(bed.gateway, headers, body);
+    expect(retried.statusCode).toBe(200);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+  });
+
   it('keeps a final 4xx answer and replays it without calling the judge again', async () => {
     const { token } = await bed.gateway.createToken({ credits });
     const headers = evaluationHeaders(token);
