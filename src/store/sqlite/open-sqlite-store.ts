@@ -10,6 +10,7 @@ import { migrateStoreToLatest } from '../kysely/migrate-store-to-latest.ts';
 import type { Store } from '../store.ts';
 import { adaptSqliteConnection } from './adapt-sqlite-connection.ts';
 import { SqliteBillingWrites } from './sqlite-billing-writes.ts';
+import { SqliteOwnedIdempotency } from './sqlite-owned-idempotency.ts';
 import { SqliteOwnedLedger } from './sqlite-owned-ledger.ts';
 import { takeProcessLease, type ProcessLease } from './sqlite-process-lease.ts';
 
@@ -79,13 +80,17 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   return ownStore(store, connection, lease);
 }
 
-/** Puts the owned ledger and the group-committed usage records in front of the durable store. */
+/**
+ * Puts the owned ledger, the group-committed usage records and the in-memory idempotency claims
+ * in front of the durable store.
+ */
 function ownStore(store: Store, connection: BetterSqlite3.Database, lease?: ProcessLease): Store {
   const writes = new SqliteBillingWrites(connection);
   const durableUsage = store.usage;
   return {
     ...store,
     ledger: new SqliteOwnedLedger(connection, writes, store.ledger),
+    idempotency: new SqliteOwnedIdempotency(connection, store.idempotency),
     usage: {
       recordUsage: (record) => writes.record(record),
       listUsage(accountId, limit) {

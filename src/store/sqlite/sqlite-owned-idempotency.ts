@@ -1,0 +1,150 @@
+import type BetterSqlite3 from 'better-sqlite3';
+
+import type {
+  ClaimOutcome,
+  ClaimRequest,
+  IdempotencyScope,
+  IdempotencyStore,
+  StoredAnswer,
+} from '../../idempotency/idempotency-store.ts';
+
+interface EntryRow {
+  fingerprint: string;
+  state: string;
+  status: number | null;
+  headers: string | null;
+  body: string | null;
+  expires_at: number;
+}
+
+interface PendingClaim {
+  fingerprint: string;
+  claimedAt: number;
+  claimId: string;
+  claimExpiresAt: number;
+}
+
+/**
+ * Idempotency keys of the one gateway process that owns an SQLite file (docs/decisions/0014,
+ * 0045). Pending claims live in this process's memory, like holds: only this process can run
+ * the request, and a crash takes the claim with it, which is exactly what releasing it would
+ * do. Claiming is then a read and no commit; only a final answer is written, once. Every step
+ * runs synchronously on the connection, so a check and its claim can never interleave.
+ */
+export class SqliteOwnedIdempotency implements IdempotencyStore {
+  readonly #durable: IdempotencyStore;
+  readonly #pending = new Map<string, PendingClaim>();
+  readonly #read: BetterSqlite3.Statement<[string, string, string], EntryRow>;
+  readonly #write: BetterSqlite3.Statement<
+    [string, string, string, string, string, number, string, string, number, number]
+  >;
+
+  constructor(connection: BetterSqlite3.Database, durable: IdempotencyStore) {
+    this.#durable = durable;
+    this.#read = connection.prepare(
+      'select fingerprint, state, status, headers, body, expires_at from idempotency_entries ' +
+        'where account_id = ? and operation = ? and key = ?',
+    );
+    this.#write = connection.prepare(
+      'insert into idempotency_entries (account_id, operation, key, fingerprint, claim_id, ' +
+        "state, status, headers, body, created_at, expires_at) values (?, ?, ?, ?, ?, 'completed', " +
+        '?, ?, ?, ?, ?) on conflict (account_id, operation, key) do update set ' +
+        'fingerprint = excluded.fingerprint, claim_id = excluded.claim_id, state = excluded.state, ' +
+        'status = excluded.status, headers = excluded.headers, body = excluded.body, ' +
+        'created_at = excluded.created_at, expires_at = excluded.expires_at',
+    );
+  }
+
+  async claim(scope: IdempotencyScope, request: ClaimRequest): Promise<ClaimOutcome> {
+    const id = scopeId(scope);
+    const held = this.#pending.get(id);
+    if (held !== undefined && held.claimExpiresAt > request.now) {
+      return {
+        kind: 'in_progress',
+        fingerprint: held.fingerprint,
+        claimExpiresAt: held.claimExpiresAt,
+      };
+    }
+    const row = this.#read.get(scope.accountId, scope.operation, scope.key);
+    if (row !== undefined && row.expires_at > request.now) {
+      // A pending row was written by a store opened without ownership (the durable adapter).
+      if (row.state !== 'completed') {
+        return {
+          kind: 'in_progress',
+          fingerprint: row.fingerprint,
+          claimExpiresAt: row.expires_at,
+        };
+      }
+      return { kind: 'completed', fingerprint: row.fingerprint, answer: decodeAnswer(row, scope) };
+    }
+    this.#pending.set(id, {
+      fingerprint: request.fingerprint,
+      claimedAt: request.now,
+      claimId: request.claimId,
+      claimExpiresAt: request.claimExpiresAt,
+    });
+    return { kind: 'claimed' };
+  }
+
+  async complete(
+    scope: IdempotencyScope,
+    claimId: string,
+    answer: StoredAnswer,
+    expiresAt: number,
+  ): Promise<boolean> {
+    const id = scopeId(scope);
+    const held = this.#pending.get(id);
+    if (held === undefined || held.claimId !== claimId) return false;
+    this.#write.run(
+      scope.accountId,
+      scope.operation,
+      scope.key,
+      held.fingerprint,
+      claimId,
+      answer.status,
+      JSON.stringify(answer.headers),
+      answer.body,
+      held.claimedAt,
+      expiresAt,
+    );
+    this.#pending.delete(id);
+    return true;
+  }
+
+  async release(scope: IdempotencyScope, claimId: string): Promise<void> {
+    const id = scopeId(scope);
+    if (this.#pending.get(id)?.claimId === claimId) this.#pending.delete(id);
+  }
+
+  /** Abandoned claims in memory first, then stored answers, `limit` in all. */
+  async deleteExpired(now: number, limit: number): Promise<number> {
+    let deleted = 0;
+    for (const [id, claim] of this.#pending) {
+      if (deleted === limit) return deleted;
+      if (claim.claimExpiresAt <= now) {
+        this.#pending.delete(id);
+        deleted += 1;
+      }
+    }
+    return deleted + (await this.#durable.deleteExpired(now, limit - deleted));
+  }
+}
+
+/** NUL cannot occur in a header value or an operation name, so the parts never run together. */
+function scopeId(scope: IdempotencyScope): string {
+  return `${scope.accountId}\u0000${scope.operation}\u0000${scope.key}`;
+}
+
+function decodeAnswer(row: EntryRow, scope: IdempotencyScope): StoredAnswer {
+  const corrupt = () =>
+    new Error(`idempotency entry ${scope.operation}/${scope.key} is completed without an answer`);
+  if (row.status === null || row.body === null || row.headers === null) throw corrupt();
+  let headers: unknown;
+  try {
+    headers = JSON.parse(row.headers);
+  } catch {
+    throw corrupt();
+  }
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) throw corrupt();
+  return { status: row.status, headers: headers as Record<string, string>, body: row.body };
+}
