@@ -36,8 +36,10 @@ function readJsonBody(
   done: Done,
 ): void {
   const { budget } = limits;
-  // A body that could never fit in the budget, even alone, is too large rather than early.
-  const bodyLimitBytes = Math.min(limits.bodyLimitBytes, budget.limitBytes);
+  // A route's own limit (evaluation: 512 KiB, spec §4.7) wins over the server's. A body that
+  // could never fit in the budget, even alone, is too large rather than early.
+  const routeLimit = request.routeOptions.bodyLimit ?? limits.bodyLimitBytes;
+  const bodyLimitBytes = Math.min(routeLimit, budget.limitBytes);
   const declared = Number(request.headers['content-length']);
   if (declared > bodyLimitBytes) {
     done(new ApiError('request_too_large'));
