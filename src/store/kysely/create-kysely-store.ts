@@ -5,6 +5,7 @@ import type { Store } from '../store.ts';
 import { KyselyAccountStore } from './kysely-account-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
 import { KyselyCreditLedger } from './kysely-credit-ledger.ts';
+import { KyselyAssetStore } from './kysely-asset-store.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
 import { KyselyIdempotencyStore } from './kysely-idempotency-store.ts';
 import { KyselyResponseStore } from './kysely-response-store.ts';
@@ -19,6 +20,7 @@ export function createKyselyStore(database: Kysely<Database>, dialect: StoreDial
     usage: new KyselyUsageStore(database),
     responses: new KyselyResponseStore(database),
     idempotency: new KyselyIdempotencyStore(database),
+    assets: new KyselyAssetStore(database, dialect),
     async ping(): Promise<void> {
       await sql`select 1`.execute(database);
     },

@@ -8,6 +8,7 @@ import { createProcessLeaseMigration } from './migration-0003-create-process-lea
 import { createSettlementColumnsMigration } from './migration-0004-add-settlement-columns.ts';
 import { createResponseItemsTableMigration } from './migration-0005-create-response-items-table.ts';
 import { createIdempotencyTableMigration } from './migration-0006-create-idempotency-table.ts';
+import { createStorageTablesMigration } from './migration-0007-create-storage-tables.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -23,6 +24,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0004_add_settlement_columns': createSettlementColumnsMigration(dialect),
         '0005_create_response_items_table': createResponseItemsTableMigration(dialect),
         '0006_create_idempotency_table': createIdempotencyTableMigration(dialect),
+        '0007_create_storage_tables': createStorageTablesMigration(dialect),
       };
     },
   };

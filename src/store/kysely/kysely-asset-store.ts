@@ -1,0 +1,419 @@
+import { sql } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+
+import type { Asset, AssetSource } from '../../features/storage/asset.ts';
+import type {
+  AccountStorage,
+  AssetCursor,
+  AssetStore,
+  BeginDeletionOutcome,
+  CommitOutcome,
+  CommittedUpload,
+  DeletionClaim,
+  PendingAsset,
+  SweepClaimOptions,
+} from '../../features/storage/asset-store.ts';
+import type { Database, StoreDialect } from './kysely-database.ts';
+
+/** The tables of migration 0007, kept beside their only user. */
+export interface AssetsTable {
+  id: string;
+  account_id: string;
+  status: 'pending' | 'ready' | 'deleting';
+  blob_key: string;
+  name: string;
+  size: number;
+  content_type: string;
+  sha256: string;
+  source: string;
+  folder: string;
+  created_at: number;
+  delete_at: number;
+  /** 0 or 1, like accounts.is_admin. */
+  protected: number;
+  claimed_until: number | null;
+}
+
+export interface StorageAccountsTable {
+  account_id: string;
+  used_bytes: number;
+  file_count: number;
+  quota_bytes: number | null;
+  retention_days: number | null;
+}
+
+type StorageDatabase = Database & { assets: AssetsTable; storage_accounts: StorageAccountsTable };
+
+const dayMs = 86_400_000;
+
+function toAsset(row: Selectable<AssetsTable>): Asset {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    size: row.size,
+    contentType: row.content_type,
+    sha256: row.sha256,
+    source: row.source as AssetSource,
+    folder: row.folder,
+    createdAt: row.created_at,
+    deleteAt: row.delete_at,
+    protected: row.protected === 1,
+  };
+}
+
+function toClaim(row: Pick<AssetsTable, 'id' | 'account_id' | 'blob_key' | 'size'>): DeletionClaim {
+  return { id: row.id, accountId: row.account_id, blobKey: row.blob_key, size: row.size };
+}
+
+/**
+ * AssetStore on SQLite and PostgreSQL. Quota and counters change only through conditional
+ * updates of the account's `storage_accounts` row inside the transaction that moves the file,
+ * so concurrent writers queue on that row and re-check against committed values. SQLite
+ * transactions here begin with a write, as in kysely-credit-ledger.ts.
+ */
+export class KyselyAssetStore implements AssetStore {
+  readonly #database: Kysely<StorageDatabase>;
+  readonly #dialect: StoreDialect;
+
+  constructor(database: Kysely<Database>, dialect: StoreDialect) {
+    this.#database = database.withTables<{
+      assets: AssetsTable;
+      storage_accounts: StorageAccountsTable;
+    }>();
+    this.#dialect = dialect;
+  }
+
+  async createPendingAsset(asset: PendingAsset): Promise<void> {
+    await this.#database
+      .insertInto('assets')
+      .values({
+        id: asset.id,
+        account_id: asset.accountId,
+        status: 'pending',
+        blob_key: asset.blobKey,
+        name: asset.name,
+        size: 0,
+        content_type: asset.contentType,
+        sha256: '',
+        source: asset.source,
+        folder: asset.folder,
+        created_at: 0,
+        delete_at: 0,
+        protected: asset.protected ? 1 : 0,
+        claimed_until: asset.uploadDeadline,
+      })
+      .execute();
+  }
+
+  async commitUpload(upload: CommittedUpload): Promise<CommitOutcome> {
+    return this.#database
+      .transaction()
+      .execute(async (transaction) => {
+        await this.#ensureAccountRow(transaction, upload.accountId);
+        // issue 16 §5: the check and the count are one statement, so two writers cannot both
+        // take the last free bytes.
+        const counted = await transaction
+          .updateTable('storage_accounts')
+          .set((expression) => ({
+            used_bytes: expression('used_bytes', '+', upload.size),
+            file_count: expression('file_count', '+', 1),
+          }))
+          .where('account_id', '=', upload.accountId)
+          .where(
+            sql<boolean>`used_bytes + ${upload.size} <= coalesce(quota_bytes, ${upload.defaultQuotaBytes})`,
+          )
+          .executeTakeFirst();
+        if (counted.numUpdatedRows !== 1n) return 'over_quota';
+        const shown = await transaction
+          .updateTable('assets')
+          .set({
+            status: 'ready',
+            size: upload.size,
+            sha256: upload.sha256,
+            created_at: upload.createdAt,
+            delete_at: upload.deleteAt,
+            claimed_until: null,
+          })
+          .where('id', '=', upload.id)
+          .where('account_id', '=', upload.accountId)
+          .where('status', '=', 'pending')
+          .where('claimed_until', '=', upload.uploadDeadline)
+          .executeTakeFirst();
+        if (shown.numUpdatedRows !== 1n) throw new UploadTakenBySweeper();
+        return 'committed';
+      })
+      .catch((error: unknown) => {
+        if (error instanceof UploadTakenBySweeper) return 'gone' as const;
+        throw error;
+      });
+  }
+
+  async removePendingAsset(id: string): Promise<void> {
+    await this.#database
+      .deleteFrom('assets')
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  async getAsset(accountId: string, id: string): Promise<Asset | undefined> {
+    const row = await this.#database
+      .selectFrom('assets')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'ready')
+      .executeTakeFirst();
+    return row === undefined ? undefined : toAsset(row);
+  }
+
+  async listAssets(
+    accountId: string,
+    options: { after?: AssetCursor; limit: number },
+  ): Promise<Asset[]> {
+    const { after } = options;
+    const rows = await this.#database
+      .selectFrom('assets')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'ready')
+      .$if(after !== undefined, (query) =>
+        query.where((expression) =>
+          expression.or([
+            expression('created_at', '<', (after as AssetCursor).createdAt),
+            expression.and([
+              expression('created_at', '=', (after as AssetCursor).createdAt),
+              expression('id', '<', (after as AssetCursor).id),
+            ]),
+          ]),
+        ),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit)
+      .execute();
+    return rows.map(toAsset);
+  }
+
+  async getAccountStorage(accountId: string): Promise<AccountStorage> {
+    const row = await this.#database
+      .selectFrom('storage_accounts')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return {
+      usedBytes: row?.used_bytes ?? 0,
+      fileCount: row?.file_count ?? 0,
+      quotaBytes: row?.quota_bytes ?? null,
+      retentionDays: row?.retention_days ?? null,
+    };
+  }
+
+  async setRetentionDays(
+    accountId: string,
+    retentionDays: number,
+    options: { applyToExisting: boolean },
+  ): Promise<void> {
+    await this.#database.transaction().execute(async (transaction) => {
+      await this.#ensureAccountRow(transaction, accountId);
+      await transaction
+        .updateTable('storage_accounts')
+        .set({ retention_days: retentionDays })
+        .where('account_id', '=', accountId)
+        .execute();
+      if (!options.applyToExisting) return;
+      // spec §4.12: existing dates only ever move earlier.
+      const retentionMs = retentionDays * dayMs;
+      const shortened = sql<number>`created_at + ${this.#wide(retentionMs)}`;
+      await transaction
+        .updateTable('assets')
+        .set({ delete_at: shortened })
+        .where('account_id', '=', accountId)
+        .where('status', '=', 'ready')
+        .where('delete_at', '>', shortened)
+        .execute();
+    });
+  }
+
+  async setQuotaBytes(accountId: string, quotaBytes: number | null): Promise<void> {
+    await this.#database.transaction().execute(async (transaction) => {
+      await this.#ensureAccountRow(transaction, accountId);
+      await transaction
+        .updateTable('storage_accounts')
+        .set({ quota_bytes: quotaBytes })
+        .where('account_id', '=', accountId)
+        .execute();
+    });
+  }
+
+  async setProtected(accountId: string, id: string, value: boolean): Promise<boolean> {
+    const result = await this.#database
+      .updateTable('assets')
+      .set({ protected: value ? 1 : 0 })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ['pending', 'ready'])
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
+  async beginDeletion(
+    accountId: string,
+    id: string,
+    options: { now: number; claimUntil: number },
+  ): Promise<BeginDeletionOutcome> {
+    const row = await this.#database
+      .selectFrom('assets')
+      .select(['status', 'protected', 'claimed_until'])
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (row === undefined || row.status === 'pending') return { outcome: 'not_found' };
+    if (row.status === 'ready' && row.protected === 1) return { outcome: 'protected' };
+    if (row.status === 'deleting') {
+      const reclaimed = await this.#database
+        .updateTable('assets')
+        .set({ claimed_until: options.claimUntil })
+        .where('id', '=', id)
+        .where('status', '=', 'deleting')
+        .where('claimed_until', '<=', options.now)
+        .returning(['id', 'account_id', 'blob_key', 'size'])
+        .executeTakeFirst();
+      // Another deleter holds it right now: to this caller the file is already gone.
+      return reclaimed === undefined
+        ? { outcome: 'not_found' }
+        : { outcome: 'claimed', claim: toClaim(reclaimed) };
+    }
+    const hidden = await this.#database.transaction().execute(async (transaction) => {
+      const moved = await transaction
+        .updateTable('assets')
+        .set({ status: 'deleting', claimed_until: options.claimUntil })
+        .where('id', '=', id)
+        .where('status', '=', 'ready')
+        .where('protected', '=', 0)
+        .returning(['id', 'account_id', 'blob_key', 'size'])
+        .executeTakeFirst();
+      if (moved === undefined) return undefined;
+      await this.#uncountFiles(transaction, accountId, 1);
+      return moved;
+    });
+    // Lost a race (protected or deleted meanwhile): answer from the row as it is now.
+    if (hidden === undefined) return this.beginDeletion(accountId, id, options);
+    return { outcome: 'claimed', claim: toClaim(hidden) };
+  }
+
+  async postponeDeletion(id: string, retryAt: number): Promise<void> {
+    await this.#database
+      .updateTable('assets')
+      .set({ claimed_until: retryAt })
+      .where('id', '=', id)
+      .where('status', '=', 'deleting')
+      .execute();
+  }
+
+  async finishDeletion(id: string): Promise<number> {
+    return this.#database.transaction().execute(async (transaction) => {
+      const removed = await transaction
+        .deleteFrom('assets')
+        .where('id', '=', id)
+        .where('status', '=', 'deleting')
+        .returning(['account_id', 'size'])
+        .executeTakeFirst();
+      if (removed === undefined) return 0;
+      // spec §3: space counts as freed only now that the blob is gone.
+      await transaction
+        .updateTable('storage_accounts')
+        .set((expression) => ({ used_bytes: expression('used_bytes', '-', removed.size) }))
+        .where('account_id', '=', removed.account_id)
+        .execute();
+      return removed.size;
+    });
+  }
+
+  async claimSweepBatch(options: SweepClaimOptions): Promise<DeletionClaim[]> {
+    const { now, claimUntil, limit, accountId } = options;
+    return this.#database.transaction().execute(async (transaction) => {
+      const expired = await transaction
+        .updateTable('assets')
+        .set({ status: 'deleting', claimed_until: claimUntil })
+        .where('id', 'in', (database) =>
+          database
+            .selectFrom('assets')
+            .select('id')
+            .where('status', '=', 'ready')
+            .where('protected', '=', 0)
+            .where('delete_at', '<=', now)
+            .$if(accountId !== undefined, (query) =>
+              query.where('account_id', '=', accountId as string),
+            )
+            .orderBy('delete_at')
+            .limit(limit)
+            .$call((query) =>
+              this.#dialect === 'postgres' ? query.forUpdate().skipLocked() : query,
+            ),
+        )
+        .where('status', '=', 'ready')
+        .returning(['id', 'account_id', 'blob_key', 'size'])
+        .execute();
+      const perAccount = new Map<string, number>();
+      for (const row of expired) {
+        perAccount.set(row.account_id, (perAccount.get(row.account_id) ?? 0) + 1);
+      }
+      for (const [owner, count] of perAccount) await this.#uncountFiles(transaction, owner, count);
+      const remaining = limit - expired.length;
+      if (remaining <= 0) return expired.map(toClaim);
+      // Retried deletions and abandoned uploads (never counted: their size is still 0).
+      const due = await transaction
+        .updateTable('assets')
+        .set({ status: 'deleting', claimed_until: claimUntil })
+        .where('id', 'in', (database) =>
+          database
+            .selectFrom('assets')
+            .select('id')
+            .where('status', 'in', ['deleting', 'pending'])
+            .where('claimed_until', '<=', now)
+            .$if(accountId !== undefined, (query) =>
+              query.where('account_id', '=', accountId as string),
+            )
+            .orderBy('claimed_until')
+            .limit(remaining)
+            .$call((query) =>
+              this.#dialect === 'postgres' ? query.forUpdate().skipLocked() : query,
+            ),
+        )
+        .where('claimed_until', '<=', now)
+        .returning(['id', 'account_id', 'blob_key', 'size'])
+        .execute();
+      return [...expired, ...due].map(toClaim);
+    });
+  }
+
+  async #ensureAccountRow(transaction: Transaction<StorageDatabase>, accountId: string) {
+    await transaction
+      .insertInto('storage_accounts')
+      .values({ account_id: accountId, used_bytes: 0, file_count: 0 })
+      .onConflict((conflict) => conflict.column('account_id').doNothing())
+      .execute();
+  }
+
+  async #uncountFiles(
+    transaction: Transaction<StorageDatabase>,
+    accountId: string,
+    count: number,
+  ): Promise<void> {
+    await transaction
+      .updateTable('storage_accounts')
+      .set((expression) => ({ file_count: expression('file_count', '-', count) }))
+      .where('account_id', '=', accountId)
+      .execute();
+  }
+
+  /** A bound integer PostgreSQL adds to a bigint column without guessing its type. */
+  #wide(value: number) {
+    return this.#dialect === 'postgres' ? sql`cast(${value} as bigint)` : sql`${value}`;
+  }
+}
+
+/** Rolls the quota count back when the sweeper took the upload first. */
+class UploadTakenBySweeper extends Error {}
