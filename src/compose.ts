@@ -22,6 +22,9 @@ import type { Config } from './config/config-schema.ts';
 import { readAdminToken } from './config/load-config.ts';
 import { composeEvaluation } from './features/evaluation/compose-evaluation.ts';
 import type { GatewayFeature } from './features/gateway-feature.ts';
+import type { BlobStore } from './features/storage/blob-store.ts';
+import { composeStorage } from './features/storage/compose-storage.ts';
+import type { StorageService } from './features/storage/storage-service.ts';
 import { buildApp } from './http/build-app.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { OperatorService } from './operator/operator-service.ts';
@@ -35,6 +38,8 @@ export interface Gateway {
   store: Store;
   catalog: ModelCatalog;
   operator: OperatorService;
+  /** Stored files (issue 16): what features call to store, protect and read files. */
+  storage: StorageService;
   /** Stops background work and closes the app and the stores. */
   close(): Promise<void>;
 }
@@ -49,6 +54,8 @@ export interface ComposeOptions {
   store?: Store;
   /** The clock (epoch milliseconds); tests move it to cross time windows. */
   now?: () => number;
+  /** A BlobStore for stored files (tests); otherwise the configured one. */
+  blobs?: BlobStore;
 }
 
 /**
@@ -111,6 +118,17 @@ export async function composeGateway(
 
   const { idempotency, feature: idempotencySweep } = composeIdempotency(parts, store.idempotency);
 
+  const storage = await composeStorage({
+    config: config.storage,
+    dataDir: config.dataDir,
+    env,
+    assets: store.assets,
+    authenticator: parts.authenticator,
+    now: parts.now,
+    onSweepError: (error) => parts.logError(error, 'sweeping stored files failed'),
+    ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
+  });
+
   const features: GatewayFeature[] = [
     generationRoutes,
     composeCompactionRoutes(parts, compaction, generation, responsesState),
@@ -129,6 +147,7 @@ export async function composeGateway(
       idempotency,
       now: parts.now,
     }),
+    storage,
   ];
 
   const operator = new OperatorService(store);
@@ -162,6 +181,7 @@ export async function composeGateway(
     store,
     catalog: parts.catalog,
     operator,
+    storage: storage.service,
     async close() {
       for (const feature of features) await feature.stop?.();
       await app.close();

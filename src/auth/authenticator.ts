@@ -15,7 +15,8 @@ export interface Principal {
 }
 
 export interface RouteRequirement {
-  permission: Permission;
+  /** null: any valid token of the interface (docs/decisions/0051, the storage routes). */
+  permission: Permission | null;
   interface: TokenInterface;
 }
 
@@ -73,7 +74,7 @@ export class Authenticator {
         `This token is bound to the "${apiKey.interface}" interface; this route belongs to the "${requirement.interface}" interface.`,
       );
     }
-    if (!apiKey.permissions.includes(requirement.permission)) {
+    if (requirement.permission !== null && !apiKey.permissions.includes(requirement.permission)) {
       throw new ApiError(
         'permission_denied',
         `This token lacks the "${requirement.permission}" permission.`,

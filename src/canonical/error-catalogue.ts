@@ -110,6 +110,11 @@ export const errorCatalogue = {
     type: 'invalid_request_error',
     message: 'A request with this Idempotency-Key is still running; retry after it finishes.',
   },
+  asset_protected: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The file is in use by an active job and cannot be deleted until the job finishes.',
+  },
   image_result_deleted: {
     status: 410,
     type: 'invalid_request_error',
@@ -120,10 +125,21 @@ export const errorCatalogue = {
     type: 'request_too_large',
     message: 'Request body too large.',
   },
+  // docs/decisions/0050: a write over the storage quota is 413, like any other size refusal.
+  storage_quota_exceeded: {
+    status: 413,
+    type: 'request_too_large',
+    message: 'The storage quota is used up. Delete files (POST /v1/storage/cleanup) to free space.',
+  },
   unsupported_media_type: {
     status: 415,
     type: 'invalid_request_error',
     message: 'Unsupported content type.',
+  },
+  range_not_satisfiable: {
+    status: 416,
+    type: 'invalid_request_error',
+    message: 'The requested range lies outside the file.',
   },
   rate_limited: { status: 429, type: 'rate_limit_error', message: 'Rate limit reached.' },
   upstream_rate_limited: {

@@ -1,5 +1,7 @@
 import { Type, type Static } from 'typebox';
 
+import { StorageConfigSchema } from './storage-config-schema.ts';
+
 const Positive = (defaultValue: number, description: string) =>
   Type.Integer({ minimum: 1, default: defaultValue, description });
 
@@ -263,6 +265,7 @@ export const ConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    storage: StorageConfigSchema,
     compaction: Type.Object(
       {
         sealKeyEnv: Type.String({

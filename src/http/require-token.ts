@@ -14,11 +14,12 @@ declare module 'fastify' {
  * runs on the headers, before Fastify reads any byte of the body (issue 13 §1): a request with a
  * bad token is refused without buffering or parsing what it sends. With `optional`, a request
  * without any credential passes unauthenticated (the public model list), but a credential that
- * is sent must be valid.
+ * is sent must be valid. A null
+ * permission admits any valid token of the interface (docs/decisions/0051).
  */
 export function requireToken(
   authenticator: Authenticator,
-  permission: Permission,
+  permission: Permission | null,
   options: { interface?: TokenInterface; optional?: boolean; now?: () => number } = {},
 ): onRequestAsyncHookHandler {
   const requirement = { permission, interface: options.interface ?? 'credits' };

@@ -1,0 +1,313 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+import { ApiError } from '../../canonical/generation-error.ts';
+import { blobKeyForAsset, createAssetId, type Asset, type AssetSource } from './asset.ts';
+import { decodeAssetCursor, encodeAssetCursor } from './asset-cursor.ts';
+import type { AssetStore, DeletionClaim } from './asset-store.ts';
+import type { BlobStore, ByteRange } from './blob-store.ts';
+import { MeasureUpload, UploadOverQuota } from './measure-upload.ts';
+
+const dayMs = 86_400_000;
+/** How long one deleter owns a claimed file before a crashed deleter's claim lapses. */
+const claimMs = 10 * 60_000;
+
+export interface StorageSettings {
+  quotaBytes: number;
+  retentionDays: number;
+  maxRetentionDays: number;
+  uploadTimeoutMs: number;
+  deleteRetryMs: number;
+  sweepBatchSize: number;
+}
+
+export interface StoreAssetInput {
+  accountId: string;
+  name: string;
+  contentType: string;
+  source: AssetSource;
+  /** Virtual folder; defaults to the source's. */
+  folder?: string;
+  body: Readable;
+  /** Set by a job that still uses the file (spec §3); cleared with `setProtected`. */
+  protected?: boolean;
+  /** spec §4.12: retention counts from request preparation; defaults to now. */
+  preparedAt?: number;
+}
+
+export interface StorageSummary {
+  quotaBytes: number;
+  usedBytes: number;
+  fileCount: number;
+  retentionDays: number;
+  maxRetentionDays: number;
+}
+
+export interface StoragePolicy {
+  retentionDays: number;
+  maxRetentionDays: number;
+}
+
+export interface AssetPage {
+  data: Asset[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** `pending`: hidden and queued for retry, its bytes still counted until the blob is gone. */
+export type DeletionResult = { outcome: 'deleted'; freedBytes: number } | { outcome: 'pending' };
+
+export interface SweepResult {
+  deleted: number;
+  pending: number;
+}
+
+const defaultFolders: Record<AssetSource, string> = {
+  image_result: 'images/results',
+  image_input: 'images/inputs',
+  transcription_upload: 'audio/uploads',
+};
+
+function checkText(value: string, field: string, maximum: number): void {
+  // Control characters would corrupt a Content-Disposition header or a listing.
+  if (value.length === 0 || value.length > maximum || /[\u0000-\u001f\u007f]/.test(value)) {
+    throw new RangeError(`${field} must be 1 to ${maximum} printable characters`);
+  }
+}
+
+/**
+ * Stored files (issue 16): the one service that the storage routes, the sweeper and the
+ * features producing files (images, transcription) call. Bytes go to the BlobStore first and
+ * become visible only when the metadata commit counts them against the quota.
+ */
+export class StorageService {
+  readonly #assets: AssetStore;
+  readonly #blobs: BlobStore;
+  readonly #now: () => number;
+  readonly #settings: StorageSettings;
+
+  constructor(options: {
+    assets: AssetStore;
+    blobs: BlobStore;
+    now: () => number;
+    settings: StorageSettings;
+  }) {
+    this.#assets = options.assets;
+    this.#blobs = options.blobs;
+    this.#now = options.now;
+    this.#settings = options.settings;
+  }
+
+  /**
+   * Streams a new file in. Refuses with `storage_quota_exceeded` (413) once the bytes pass what
+   * the account has left; the final check and count are atomic in the AssetStore, so two
+   * concurrent writes cannot both take the last free bytes.
+   */
+  async storeAsset(input: StoreAssetInput): Promise<Asset> {
+    const folder = input.folder ?? defaultFolders[input.source];
+    checkText(input.name, 'name', 255);
+    checkText(folder, 'folder', 255);
+    if (!/^[\w.+-]+\/[\w.+-]+(?:\s*;.{0,200})?$/.test(input.contentType)) {
+      throw new RangeError(`content type ${JSON.stringify(input.contentType)} is not a media type`);
+    }
+    const startedAt = this.#now();
+    const storage = await this.#assets.getAccountStorage(input.accountId);
+    const quotaBytes = storage.quotaBytes ?? this.#settings.quotaBytes;
+    if (storage.usedBytes >= quotaBytes) throw new ApiError('storage_quota_exceeded');
+    const id = createAssetId();
+    const blobKey = blobKeyForAsset(id);
+    const uploadDeadline = startedAt + this.#settings.uploadTimeoutMs;
+    await this.#assets.createPendingAsset({
+      id,
+      accountId: input.accountId,
+      blobKey,
+      name: input.name,
+      contentType: input.contentType,
+      source: input.source,
+      folder,
+      protected: input.protected ?? false,
+      uploadDeadline,
+    });
+    const measure = new MeasureUpload(quotaBytes - storage.usedBytes);
+    try {
+      await Promise.all([
+        pipeline(input.body, measure),
+        this.#blobs.put(blobKey, measure, { contentType: input.contentType }),
+      ]);
+    } catch (error) {
+      await this.#discardUpload(id, blobKey);
+      if (error instanceof UploadOverQuota) throw new ApiError('storage_quota_exceeded');
+      throw error;
+    }
+    // spec §4.12: retention counts from request preparation, so the file's time is that one.
+    const createdAt = input.preparedAt ?? startedAt;
+    const retentionDays = storage.retentionDays ?? this.#settings.retentionDays;
+    const outcome = await this.#assets.commitUpload({
+      id,
+      accountId: input.accountId,
+      size: measure.size,
+      sha256: measure.digest(),
+      createdAt,
+      deleteAt: createdAt + retentionDays * dayMs,
+      uploadDeadline,
+      defaultQuotaBytes: this.#settings.quotaBytes,
+    });
+    if (outcome !== 'committed') {
+      await this.#discardUpload(id, blobKey);
+      if (outcome === 'over_quota') throw new ApiError('storage_quota_exceeded');
+      throw new Error(`The upload of ${id} outlived the upload timeout and was abandoned`);
+    }
+    const asset = await this.#assets.getAsset(input.accountId, id);
+    if (asset === undefined) throw new Error(`The committed asset ${id} is not readable`);
+    return asset;
+  }
+
+  /** Marks a file as used by an active job, or releases it; false for an unknown file. */
+  setProtected(accountId: string, id: string, value: boolean): Promise<boolean> {
+    return this.#assets.setProtected(accountId, id, value);
+  }
+
+  getAsset(accountId: string, id: string): Promise<Asset | undefined> {
+    return this.#assets.getAsset(accountId, id);
+  }
+
+  async listAssets(
+    accountId: string,
+    query: { after?: string; limit: number },
+  ): Promise<AssetPage> {
+    const after = query.after === undefined ? undefined : decodeAssetCursor(query.after);
+    if (query.after !== undefined && after === undefined) {
+      throw new ApiError('invalid_request', 'after is not a cursor from next_cursor.', {
+        details: { param: 'after' },
+      });
+    }
+    const rows = await this.#assets.listAssets(accountId, {
+      ...(after === undefined ? {} : { after }),
+      limit: query.limit + 1,
+    });
+    const data = rows.slice(0, query.limit);
+    const last = data.at(-1);
+    const hasMore = rows.length > query.limit;
+    return {
+      data,
+      hasMore,
+      nextCursor:
+        hasMore && last !== undefined
+          ? encodeAssetCursor({ createdAt: last.createdAt, id: last.id })
+          : null,
+    };
+  }
+
+  async describeStorage(accountId: string): Promise<StorageSummary> {
+    const storage = await this.#assets.getAccountStorage(accountId);
+    return {
+      quotaBytes: storage.quotaBytes ?? this.#settings.quotaBytes,
+      usedBytes: storage.usedBytes,
+      fileCount: storage.fileCount,
+      retentionDays: storage.retentionDays ?? this.#settings.retentionDays,
+      maxRetentionDays: this.#settings.maxRetentionDays,
+    };
+  }
+
+  async getPolicy(accountId: string): Promise<StoragePolicy> {
+    const storage = await this.#assets.getAccountStorage(accountId);
+    return {
+      retentionDays: storage.retentionDays ?? this.#settings.retentionDays,
+      maxRetentionDays: this.#settings.maxRetentionDays,
+    };
+  }
+
+  /**
+   * spec §4.12: new files get the new retention; with `applyToExisting` earlier deletion times
+   * follow, and files already past them are deleted at once (up to one sweep batch; the
+   * sweeper takes the rest).
+   */
+  async updatePolicy(
+    accountId: string,
+    change: { retentionDays: number; applyToExisting: boolean },
+  ): Promise<StoragePolicy> {
+    if (change.retentionDays > this.#settings.maxRetentionDays) {
+      throw new ApiError(
+        'invalid_request',
+        `retention_days must be at most max_retention_days (${this.#settings.maxRetentionDays}).`,
+        { details: { param: 'retention_days' } },
+      );
+    }
+    await this.#assets.setRetentionDays(accountId, change.retentionDays, {
+      applyToExisting: change.applyToExisting,
+    });
+    if (change.applyToExisting) await this.sweepOnce({ accountId });
+    return this.getPolicy(accountId);
+  }
+
+  /** The file and its bytes (or the range of them); undefined when the account has no such file. */
+  async openContent(
+    accountId: string,
+    id: string,
+    range?: ByteRange,
+  ): Promise<{ asset: Asset; body: Readable } | undefined> {
+    const asset = await this.#assets.getAsset(accountId, id);
+    if (asset === undefined) return undefined;
+    const body = await this.#blobs.get(blobKeyForAsset(asset.id), range);
+    if (body === undefined) throw new Error(`The blob of visible asset ${asset.id} is missing`);
+    return { asset, body };
+  }
+
+  /** DELETE: 404 exactly as unknown for another account's id, 409 while protected (spec §3). */
+  async deleteAsset(accountId: string, id: string): Promise<DeletionResult> {
+    const now = this.#now();
+    const begun = await this.#assets.beginDeletion(accountId, id, {
+      now,
+      claimUntil: now + claimMs,
+    });
+    if (begun.outcome === 'not_found') throw new ApiError('not_found', 'No such file.');
+    if (begun.outcome === 'protected') throw new ApiError('asset_protected');
+    return this.#removeClaimed(begun.claim);
+  }
+
+  /**
+   * One sweep (issue 16 §4): bounded batches of expired files, deletions due a retry and
+   * abandoned uploads, at most `maxBatches` of them. Claims make it safe in several processes.
+   */
+  async sweepOnce(options: { accountId?: string; maxBatches?: number } = {}): Promise<SweepResult> {
+    const result: SweepResult = { deleted: 0, pending: 0 };
+    const limit = this.#settings.sweepBatchSize;
+    for (let batch = 0; batch < (options.maxBatches ?? 10); batch += 1) {
+      const now = this.#now();
+      const claims = await this.#assets.claimSweepBatch({
+        now,
+        claimUntil: now + claimMs,
+        limit,
+        ...(options.accountId === undefined ? {} : { accountId: options.accountId }),
+      });
+      for (const claim of claims) {
+        const removed = await this.#removeClaimed(claim);
+        if (removed.outcome === 'deleted') result.deleted += 1;
+        else result.pending += 1;
+      }
+      if (claims.length < limit) break;
+    }
+    return result;
+  }
+
+  async #removeClaimed(claim: DeletionClaim): Promise<DeletionResult> {
+    try {
+      await this.#blobs.delete(claim.blobKey);
+    } catch {
+      // spec §3: queued for retry; the bytes stay counted until the blob is really gone.
+      await this.#assets.postponeDeletion(claim.id, this.#now() + this.#settings.deleteRetryMs);
+      return { outcome: 'pending' };
+    }
+    return { outcome: 'deleted', freedBytes: await this.#assets.finishDeletion(claim.id) };
+  }
+
+  /** Best effort: whatever stays behind is an abandoned upload the sweeper removes later. */
+  async #discardUpload(id: string, blobKey: string): Promise<void> {
+    try {
+      await this.#blobs.delete(blobKey);
+      await this.#assets.removePendingAsset(id);
+    } catch {
+      // The pending row keeps the blob key; the sweeper retries after the upload deadline.
+    }
+  }
+}
