@@ -70,7 +70,11 @@ const defaultFolders: Record<AssetSource, string> = {
 
 function checkText(value: string, field: string, maximum: number): void {
   // Control characters would corrupt a Content-Disposition header or a listing.
-  if (value.length === 0 || value.length > maximum || /[\u0000-\u001f\u007f]/.test(value)) {
+  const hasControl = [...value].some((character) => {
+    const code = character.charCodeAt(0);
+    return code < 0x20 || code === 0x7f;
+  });
+  if (value.length === 0 || value.length > maximum || hasControl) {
     throw new RangeError(`${field} must be 1 to ${maximum} printable characters`);
   }
 }
