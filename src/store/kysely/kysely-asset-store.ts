@@ -331,28 +331,35 @@ export class KyselyAssetStore implements AssetStore {
     });
   }
 
+  /**
+   * Each claim picks its rows in a MATERIALIZED CTE: PostgreSQL may re-run an `IN (SELECT …
+   * LIMIT n FOR UPDATE SKIP LOCKED)` subquery and so update more than n rows; a materialized
+   * pick runs once. SKIP LOCKED lets several sweepers take disjoint batches without waiting.
+   */
   async claimSweepBatch(options: SweepClaimOptions): Promise<DeletionClaim[]> {
     const { now, claimUntil, limit, accountId } = options;
+    const lockSkipping = this.#dialect === 'postgres';
     return this.#database.transaction().execute(async (transaction) => {
       const expired = await transaction
+        .with(
+          (name) => name('picked').materialized(),
+          (database) =>
+            database
+              .selectFrom('assets')
+              .select('id')
+              .where('status', '=', 'ready')
+              .where('protected', '=', 0)
+              .where('delete_at', '<=', now)
+              .$if(accountId !== undefined, (query) =>
+                query.where('account_id', '=', accountId as string),
+              )
+              .orderBy('delete_at')
+              .limit(limit)
+              .$if(lockSkipping, (query) => query.forUpdate().skipLocked()),
+        )
         .updateTable('assets')
         .set({ status: 'deleting', claimed_until: claimUntil })
-        .where('id', 'in', (database) =>
-          database
-            .selectFrom('assets')
-            .select('id')
-            .where('status', '=', 'ready')
-            .where('protected', '=', 0)
-            .where('delete_at', '<=', now)
-            .$if(accountId !== undefined, (query) =>
-              query.where('account_id', '=', accountId as string),
-            )
-            .orderBy('delete_at')
-            .limit(limit)
-            .$call((query) =>
-              this.#dialect === 'postgres' ? query.forUpdate().skipLocked() : query,
-            ),
-        )
+        .where('id', 'in', (database) => database.selectFrom('picked').select('picked.id'))
         .where('status', '=', 'ready')
         .returning(['id', 'account_id', 'blob_key', 'size'])
         .execute();
@@ -365,23 +372,24 @@ export class KyselyAssetStore implements AssetStore {
       if (remaining <= 0) return expired.map(toClaim);
       // Retried deletions and abandoned uploads (never counted: their size is still 0).
       const due = await transaction
+        .with(
+          (name) => name('picked').materialized(),
+          (database) =>
+            database
+              .selectFrom('assets')
+              .select('id')
+              .where('status', 'in', ['deleting', 'pending'])
+              .where('claimed_until', '<=', now)
+              .$if(accountId !== undefined, (query) =>
+                query.where('account_id', '=', accountId as string),
+              )
+              .orderBy('claimed_until')
+              .limit(remaining)
+              .$if(lockSkipping, (query) => query.forUpdate().skipLocked()),
+        )
         .updateTable('assets')
         .set({ status: 'deleting', claimed_until: claimUntil })
-        .where('id', 'in', (database) =>
-          database
-            .selectFrom('assets')
-            .select('id')
-            .where('status', 'in', ['deleting', 'pending'])
-            .where('claimed_until', '<=', now)
-            .$if(accountId !== undefined, (query) =>
-              query.where('account_id', '=', accountId as string),
-            )
-            .orderBy('claimed_until')
-            .limit(remaining)
-            .$call((query) =>
-              this.#dialect === 'postgres' ? query.forUpdate().skipLocked() : query,
-            ),
-        )
+        .where('id', 'in', (database) => database.selectFrom('picked').select('picked.id'))
         .where('claimed_until', '<=', now)
         .returning(['id', 'account_id', 'blob_key', 'size'])
         .execute();
