@@ -40,6 +40,13 @@ describe('GET /openapi.json (spec §9)', () => {
         'createResponse',
         'createChatCompletion',
         'createEvaluation',
+        'getStorage',
+        'listStorageAssets',
+        'downloadStorageAsset',
+        'deleteStorageAsset',
+        'getStoragePolicy',
+        'updateStoragePolicy',
+        'cleanupStorage',
       ]),
     );
     expect(new Set(operationIds).size).toBe(operationIds.length);
@@ -67,5 +74,28 @@ describe('GET /openapi.json (spec §9)', () => {
     const response = operation.responses['200'].content['application/json'].schema;
     expect(response.required).toEqual(['answers', 'usage']);
     expect(response.properties.usage.required).toEqual(['inputTokens', 'outputTokens']);
+  });
+
+  it('describes every storage route of spec §4.12 with its field names', async () => {
+    const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const paths = document.paths as Record<string, Record<string, unknown>>;
+    expect(Object.keys(paths['/v1/storage'] ?? {})).toContain('get');
+    expect(Object.keys(paths['/v1/storage/assets'] ?? {})).toContain('get');
+    expect(Object.keys(paths['/v1/storage/assets/{id}/content'] ?? {})).toContain('get');
+    expect(Object.keys(paths['/v1/storage/assets/{id}'] ?? {})).toContain('delete');
+    expect(Object.keys(paths['/v1/storage/policy'] ?? {}).sort()).toEqual(
+      expect.arrayContaining(['get', 'patch']),
+    );
+    expect(Object.keys(paths['/v1/storage/cleanup'] ?? {})).toContain('post');
+    const text = JSON.stringify(document);
+    for (const field of [
+      'delete_at',
+      'protected',
+      'next_cursor',
+      'max_retention_days',
+      'pending',
+    ]) {
+      expect(text).toContain(`"${field}"`);
+    }
   });
 });
