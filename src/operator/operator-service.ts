@@ -12,6 +12,7 @@ import type { Balance, CreditLedger, LedgerEntry } from '../billing/credit-ledge
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { formatCredits } from '../billing/micro-credits.ts';
 import { ApiError } from '../canonical/generation-error.ts';
+import type { AssetStore } from '../features/storage/asset-store.ts';
 import type { UsageRecord, UsageStore } from '../generation/usage-store.ts';
 
 export interface OperatorStores {
@@ -19,6 +20,7 @@ export interface OperatorStores {
   apiKeys: ApiKeyStore;
   ledger: CreditLedger;
   usage: UsageStore;
+  assets: AssetStore;
 }
 
 export interface CreateTokenInput {
@@ -69,6 +71,12 @@ export class OperatorService {
     };
     await this.#stores.accounts.createAccount(account);
     return account;
+  }
+
+  /** issue 16: an account's own storage quota in bytes; null returns it to the configured default. */
+  async setStorageQuota(accountId: string, quotaBytes: number | null): Promise<void> {
+    await this.requireAccount(accountId);
+    await this.#stores.assets.setQuotaBytes(accountId, quotaBytes);
   }
 
   async listAccounts(): Promise<Account[]> {

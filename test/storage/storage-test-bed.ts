@@ -10,6 +10,8 @@ import type { BlobStore } from '../../src/features/storage/blob-store.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { FilesystemBlobStore } from '../../src/store/blob-filesystem/filesystem-blob-store.ts';
 
+export const storageAdminToken = 'storage-admin-secret';
+
 /** A filesystem BlobStore whose deletes can be made to fail, as an unreachable store would. */
 export class FlakyBlobStore implements BlobStore {
   failDeletes = false;
@@ -53,7 +55,10 @@ export async function startStorageTestBed(
   const config = parseConfig({ dataDir, storage });
   const blobRoot = path.join(dataDir, 'blobs');
   const blobs = new FlakyBlobStore(await FilesystemBlobStore.open(blobRoot));
-  const gateway = await composeGateway(config, { env: {}, blobs });
+  const gateway = await composeGateway(config, {
+    env: { SWITCHYARD_ADMIN_TOKEN: storageAdminToken },
+    blobs,
+  });
   return {
     gateway,
     blobs,

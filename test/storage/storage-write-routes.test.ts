@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ApiError } from '../../src/canonical/generation-error.ts';
-import { startStorageTestBed, type StorageTestBed } from './storage-test-bed.ts';
+import { startStorageTestBed, storageAdminToken, type StorageTestBed } from './storage-test-bed.ts';
 
 const dayMs = 86_400_000;
 
@@ -217,6 +217,27 @@ describe('storage routes: policy, cleanup and quota (spec §4.12, §8)', () => {
       used_bytes: 10,
       available_bytes: 0,
     });
+  });
+
+  it('lets the operator set an account’s own quota and return it to the default', async () => {
+    const { token, accountId } = await bed.createToken();
+    const put = (account: string, body: unknown, credential = storageAdminToken) =>
+      bed.gateway.app.inject({
+        method: 'PUT',
+        url: `/api/admin/accounts/${account}/storage-quota`,
+        headers: { authorization: `Bearer ${credential}` },
+        payload: body as Record<string, unknown>,
+      });
+    expect((await put(accountId, { quota_bytes: 10 }, token)).statusCode).toBe(401);
+    expect((await put(accountId, { quota_bytes: -1 })).statusCode).toBe(400);
+    expect((await put('account_unknown', { quota_bytes: 10 })).statusCode).toBe(404);
+    expect((await put(accountId, { quota_bytes: 10 })).json()).toEqual({
+      account_id: accountId,
+      quota_bytes: 10,
+    });
+    expect((await call('GET', '/v1/storage', token)).json().quota_bytes).toBe(10);
+    expect((await put(accountId, { quota_bytes: null })).statusCode).toBe(200);
+    expect((await call('GET', '/v1/storage', token)).json().quota_bytes).toBe(5 * 1024 ** 3);
   });
 
   it('lets only one of two concurrent writes take the last free bytes', async () => {

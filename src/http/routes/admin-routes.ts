@@ -135,6 +135,29 @@ export async function adminRoutes(
     },
   );
 
+  app.put(
+    '/api/admin/accounts/:account_id/storage-quota',
+    {
+      schema: {
+        ...hidden,
+        body: Type.Object(
+          {
+            quota_bytes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+              description: 'Bytes; null returns the account to storage.quotaBytes.',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const { account_id: accountId } = request.params as { account_id: string };
+      const { quota_bytes: quotaBytes } = request.body as { quota_bytes: number | null };
+      await operator.setStorageQuota(accountId, quotaBytes);
+      return { account_id: accountId, quota_bytes: quotaBytes };
+    },
+  );
+
   app.post(
     '/api/admin/accounts/:account_id/tokens',
     {
