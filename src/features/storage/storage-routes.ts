@@ -176,17 +176,17 @@ export async function storageRoutes(
         throw new ApiError('range_not_satisfiable');
       }
       const range = requested.kind === 'range' ? requested.range : undefined;
-      const opened = await storage.openContent(accountId, id, range);
-      if (opened === undefined) throw new ApiError('not_found', 'No such file.');
+      const body = await storage.openContent(asset, range);
+      if (body === undefined) throw new ApiError('not_found', 'No such file.');
       reply.type(asset.contentType);
       if (range === undefined) {
-        return reply.header('content-length', String(asset.size)).send(opened.body);
+        return reply.header('content-length', String(asset.size)).send(body);
       }
       return reply
         .code(206)
         .header('content-range', `bytes ${range.start}-${range.end}/${asset.size}`)
         .header('content-length', String(range.end - range.start + 1))
-        .send(opened.body);
+        .send(body);
     },
   );
 

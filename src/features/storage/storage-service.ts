@@ -244,17 +244,15 @@ export class StorageService {
     return this.getPolicy(accountId);
   }
 
-  /** The file and its bytes (or the range of them); undefined when the account has no such file. */
-  async openContent(
-    accountId: string,
-    id: string,
-    range?: ByteRange,
-  ): Promise<{ asset: Asset; body: Readable } | undefined> {
-    const asset = await this.#assets.getAsset(accountId, id);
-    if (asset === undefined) return undefined;
+  /**
+   * The bytes (or the range of them) of a file just looked up; undefined when it was deleted
+   * meanwhile, so a download racing a delete answers 404 rather than 500.
+   */
+  async openContent(asset: Asset, range?: ByteRange): Promise<Readable | undefined> {
     const body = await this.#blobs.get(blobKeyForAsset(asset.id), range);
-    if (body === undefined) throw new Error(`The blob of visible asset ${asset.id} is missing`);
-    return { asset, body };
+    if (body !== undefined) return body;
+    if ((await this.#assets.getAsset(asset.accountId, asset.id)) === undefined) return undefined;
+    throw new Error(`The blob of visible asset ${asset.id} is missing`);
   }
 
   /** DELETE: 404 exactly as unknown for another account's id, 409 while protected (spec §3). */
