@@ -13,36 +13,9 @@ import type {
   PendingAsset,
   SweepClaimOptions,
 } from '../../features/storage/asset-store.ts';
+import { claimAssetSweepBatch } from './claim-asset-sweep-batch.ts';
+import { toDeletionClaim, type AssetsTable, type StorageDatabase } from './kysely-asset-tables.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
-
-/** The tables of migration 0007, kept beside their only user. */
-export interface AssetsTable {
-  id: string;
-  account_id: string;
-  status: 'pending' | 'ready' | 'deleting';
-  blob_key: string;
-  name: string;
-  size: number;
-  content_type: string;
-  sha256: string;
-  source: string;
-  folder: string;
-  created_at: number;
-  delete_at: number;
-  /** 0 or 1, like accounts.is_admin. */
-  protected: number;
-  claimed_until: number | null;
-}
-
-export interface StorageAccountsTable {
-  account_id: string;
-  used_bytes: number;
-  file_count: number;
-  quota_bytes: number | null;
-  retention_days: number | null;
-}
-
-type StorageDatabase = Database & { assets: AssetsTable; storage_accounts: StorageAccountsTable };
 
 const dayMs = 86_400_000;
 
@@ -62,10 +35,6 @@ function toAsset(row: Selectable<AssetsTable>): Asset {
   };
 }
 
-function toClaim(row: Pick<AssetsTable, 'id' | 'account_id' | 'blob_key' | 'size'>): DeletionClaim {
-  return { id: row.id, accountId: row.account_id, blobKey: row.blob_key, size: row.size };
-}
-
 /**
  * AssetStore on SQLite and PostgreSQL. Quota and counters change only through conditional
  * updates of the account's `storage_accounts` row inside the transaction that moves the file,
@@ -77,10 +46,7 @@ export class KyselyAssetStore implements AssetStore {
   readonly #dialect: StoreDialect;
 
   constructor(database: Kysely<Database>, dialect: StoreDialect) {
-    this.#database = database.withTables<{
-      assets: AssetsTable;
-      storage_accounts: StorageAccountsTable;
-    }>();
+    this.#database = database.withTables<Omit<StorageDatabase, keyof Database>>();
     this.#dialect = dialect;
   }
 
@@ -283,7 +249,7 @@ export class KyselyAssetStore implements AssetStore {
       // Another deleter holds it right now: to this caller the file is already gone.
       return reclaimed === undefined
         ? { outcome: 'not_found' }
-        : { outcome: 'claimed', claim: toClaim(reclaimed) };
+        : { outcome: 'claimed', claim: toDeletionClaim(reclaimed) };
     }
     const hidden = await this.#database.transaction().execute(async (transaction) => {
       const moved = await transaction
@@ -300,7 +266,7 @@ export class KyselyAssetStore implements AssetStore {
     });
     // Lost a race (protected or deleted meanwhile): answer from the row as it is now.
     if (hidden === undefined) return this.beginDeletion(accountId, id, options);
-    return { outcome: 'claimed', claim: toClaim(hidden) };
+    return { outcome: 'claimed', claim: toDeletionClaim(hidden) };
   }
 
   async postponeDeletion(id: string, retryAt: number): Promise<void> {
@@ -331,70 +297,8 @@ export class KyselyAssetStore implements AssetStore {
     });
   }
 
-  /**
-   * Each claim picks its rows in a MATERIALIZED CTE: PostgreSQL may re-run an `IN (SELECT …
-   * LIMIT n FOR UPDATE SKIP LOCKED)` subquery and so update more than n rows; a materialized
-   * pick runs once. SKIP LOCKED lets several sweepers take disjoint batches without waiting.
-   */
-  async claimSweepBatch(options: SweepClaimOptions): Promise<DeletionClaim[]> {
-    const { now, claimUntil, limit, accountId } = options;
-    const lockSkipping = this.#dialect === 'postgres';
-    return this.#database.transaction().execute(async (transaction) => {
-      const expired = await transaction
-        .with(
-          (name) => name('picked').materialized(),
-          (database) =>
-            database
-              .selectFrom('assets')
-              .select('id')
-              .where('status', '=', 'ready')
-              .where('protected', '=', 0)
-              .where('delete_at', '<=', now)
-              .$if(accountId !== undefined, (query) =>
-                query.where('account_id', '=', accountId as string),
-              )
-              .orderBy('delete_at')
-              .limit(limit)
-              .$if(lockSkipping, (query) => query.forUpdate().skipLocked()),
-        )
-        .updateTable('assets')
-        .set({ status: 'deleting', claimed_until: claimUntil })
-        .where('id', 'in', (database) => database.selectFrom('picked').select('picked.id'))
-        .where('status', '=', 'ready')
-        .returning(['id', 'account_id', 'blob_key', 'size'])
-        .execute();
-      const perAccount = new Map<string, number>();
-      for (const row of expired) {
-        perAccount.set(row.account_id, (perAccount.get(row.account_id) ?? 0) + 1);
-      }
-      for (const [owner, count] of perAccount) await this.#uncountFiles(transaction, owner, count);
-      const remaining = limit - expired.length;
-      if (remaining <= 0) return expired.map(toClaim);
-      // Retried deletions and abandoned uploads (never counted: their size is still 0).
-      const due = await transaction
-        .with(
-          (name) => name('picked').materialized(),
-          (database) =>
-            database
-              .selectFrom('assets')
-              .select('id')
-              .where('status', 'in', ['deleting', 'pending'])
-              .where('claimed_until', '<=', now)
-              .$if(accountId !== undefined, (query) =>
-                query.where('account_id', '=', accountId as string),
-              )
-              .orderBy('claimed_until')
-              .limit(remaining)
-              .$if(lockSkipping, (query) => query.forUpdate().skipLocked()),
-        )
-        .updateTable('assets')
-        .set({ status: 'deleting', claimed_until: claimUntil })
-        .where('id', 'in', (database) => database.selectFrom('picked').select('picked.id'))
-        .where('claimed_until', '<=', now)
-        .returning(['id', 'account_id', 'blob_key', 'size'])
-        .execute();
-      return [...expired, ...due].map(toClaim);
-    });
+  claimSweepBatch(options: SweepClaimOptions): Promise<DeletionClaim[]> {
+    return claimAssetSweepBatch(this.#database, this.#dialect, options);
   }
 
   async #ensureAccountRow(transaction: Transaction<StorageDatabase>, accountId: string) {
