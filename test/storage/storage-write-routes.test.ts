@@ -176,6 +176,26 @@ describe('storage routes: policy, cleanup and quota (spec §4.12, §8)', () => {
     });
   });
 
+  it('deleting files leaves the billing history alone (spec §4.12)', async () => {
+    const { token, accountId } = await bed.createToken();
+    await bed.gateway.operator.changeCredits({
+      accountId,
+      amount: 5_000_000,
+      reason: 'grant before files',
+      kind: 'grant',
+    });
+    const before = await bed.gateway.operator.accountSummary(accountId);
+    const asset = await bed.storeFile(accountId, 'billable output');
+    const response = await call('POST', '/v1/storage/cleanup', token, {
+      asset_ids: [asset.id],
+      dry_run: false,
+    });
+    expect(response.json().deleted).toEqual([asset.id]);
+    const after = await bed.gateway.operator.accountSummary(accountId);
+    expect(after.entries).toEqual(before.entries);
+    expect(after.balance).toEqual(before.balance);
+  });
+
   it('cleanup takes at most 100 ids and requires both fields', async () => {
     const { token } = await bed.createToken();
     const ids = (count: number) => Array.from({ length: count }, (_, index) => `asset_${index}`);
