@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import type { AssetStore, PendingAsset } from '../../src/features/storage/asset-store.ts';
 import { blobKeyForAsset, createAssetId } from '../../src/features/storage/asset.ts';
-import { createTestAccount } from '../../src/store/contract/store-contract-fixtures.ts';
-import { useContractStore } from '../../src/store/contract/use-contract-store.ts';
+import { createTestAccount } from './store-contract-fixtures.ts';
+import { useContractStore } from './use-contract-store.ts';
 import type { Store } from '../../src/store/store.ts';
 
 const dayMs = 86_400_000;

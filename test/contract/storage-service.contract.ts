@@ -8,7 +8,7 @@ import { blobKeyForAsset, createAssetId } from '../../src/features/storage/asset
 import type { BlobStore } from '../../src/features/storage/blob-store.ts';
 import { startStorageSweeper } from '../../src/features/storage/start-storage-sweeper.ts';
 import { StorageService } from '../../src/features/storage/storage-service.ts';
-import { createTestAccount } from '../../src/store/contract/store-contract-fixtures.ts';
+import { createTestAccount } from './store-contract-fixtures.ts';
 import type { Store } from '../../src/store/store.ts';
 
 export interface StoragePairing {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { StorageService } from '../../src/features/storage/storage-service.ts';
 import { FilesystemBlobStore } from '../../src/store/blob-filesystem/filesystem-blob-store.ts';
-import { createTestAccount } from '../../src/store/contract/store-contract-fixtures.ts';
+import { createTestAccount } from '../contract/store-contract-fixtures.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 
 /** Runs the child until it reports the written blob key, then kills it with SIGKILL. */
