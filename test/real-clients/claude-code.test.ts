@@ -134,9 +134,15 @@ function expectToolRoundTrip(turn: ReadFileTurn, bed: RealClientBed): void {
   const [first, second] = turn.upstream as [RecordedRequest, RecordedRequest];
   const read = readUpstreamTools(first).find((tool) => tool.name === 'Read');
   expect(read?.schema).toMatchObject({ properties: { file_path: { type: 'string' } } });
-  // The replayed call keeps its id and arguments; the result answers that same id.
+  // The replayed call keeps its id and arguments, and towards openai-responses the upstream's own
+  // `fc_` item id (issue 14 §7); the result answers that same id.
   expect(readUpstreamToolCalls(second)).toEqual([
-    { id: turn.toolCallId, name: 'Read', arguments: JSON.stringify({ file_path: turn.file }) },
+    {
+      id: turn.toolCallId,
+      name: 'Read',
+      arguments: JSON.stringify({ file_path: turn.file }),
+      ...(second.dialect === 'responses' ? { itemId: expect.stringMatching(/^fc_/) } : {}),
+    },
   ]);
   const results = readFakeToolResults(second);
   expect(results).toHaveLength(1);
