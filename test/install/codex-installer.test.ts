@@ -70,6 +70,13 @@ describe('GET /install/codex.sh run with sh', () => {
     ].join('\n');
   }
 
+  /** The root keys the installer writes for the chosen model (the test model's window: 200000). */
+  const modelKeys = [
+    'model_provider = "switchyard"',
+    `model = "${installerModels.responses}"`,
+    'model_context_window = 200000',
+  ].join('\n');
+
   async function runCodex(): Promise<ProcessRun> {
     // Only CODEX_HOME carries the configuration: no key variable of this process leaks in.
     return runProcess(codexBinary, ['exec', '--skip-git-repo-check', 'say hi'], {
@@ -96,9 +103,7 @@ describe('GET /install/codex.sh run with sh', () => {
       expect(run.code).toBe(0);
       expect(run.stdout).not.toContain(bed.token);
       expect(run.stdout).toContain(configPath);
-      expect(await readFile(configPath, 'utf8')).toBe(
-        `model_provider = "switchyard"\nmodel = "${installerModels.responses}"\n\n${providerTable()}\n`,
-      );
+      expect(await readFile(configPath, 'utf8')).toBe(`${modelKeys}\n\n${providerTable()}\n`);
       expect((await stat(configPath)).mode & 0o777).toBe(0o600);
 
       bed.fake.enqueue({
@@ -109,6 +114,8 @@ describe('GET /install/codex.sh run with sh', () => {
       expect(codex.timedOut).toBe(false);
       expect(codex.code, codex.stderr).toBe(0);
       expect(codex.stdout.trim()).toBe('Hi from the fake upstream, via Switchyard.');
+      // Codex accepts every key the installer wrote (it names the ones it does not know).
+      expect(codex.stderr).not.toContain('unrecognized configuration');
       expectUpstreamCall();
     },
     90_000,
@@ -122,6 +129,7 @@ describe('GET /install/codex.sh run with sh', () => {
         '# my settings',
         'model = "gpt-old"',
         'model_provider = "openai"',
+        'model_context_window = 1000',
         'model_reasoning_effort = "low"',
         '',
         '[model_providers.switchyard]',
@@ -143,8 +151,7 @@ describe('GET /install/codex.sh run with sh', () => {
       expect(run.code).toBe(0);
       expect(await readFile(configPath, 'utf8')).toBe(
         [
-          'model_provider = "switchyard"',
-          `model = "${installerModels.responses}"`,
+          modelKeys,
           '# my settings',
           'model_reasoning_effort = "low"',
           '',
@@ -174,6 +181,7 @@ describe('GET /install/codex.sh run with sh', () => {
       const text = await readFile(configPath, 'utf8');
       expect(text.match(/\[model_providers\.switchyard\]/g)).toHaveLength(1);
       expect(text.match(/^model_provider = /gm)).toHaveLength(1);
+      expect(text.match(/^model_context_window = /gm)).toHaveLength(1);
       bed.fake.enqueue({ output: [{ text: 'Still here.' }], usage: { input: 3, output: 2 } });
       const codex = await runCodex();
       expect(codex.code, codex.stderr).toBe(0);

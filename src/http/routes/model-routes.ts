@@ -19,6 +19,8 @@ const ModelSchema = Type.Object(
     created: Type.Integer(),
     created_at: Type.String(),
     owned_by: Type.String(),
+    context_window: Type.Integer({ minimum: 1 }),
+    max_output_tokens: Type.Integer({ minimum: 1 }),
   },
   { additionalProperties: true, title: 'Model' },
 );
@@ -48,7 +50,11 @@ const ErrorShapeA = Type.Object(
   { additionalProperties: true, title: 'ErrorA' },
 );
 
-/** Both dialects read the same object: OpenAI fields (`object`, `created`, `owned_by`) and Anthropic ones (`type`, `display_name`, `created_at`). */
+/**
+ * Both dialects read the same object: OpenAI fields (`object`, `created`, `owned_by`) and
+ * Anthropic ones (`type`, `display_name`, `created_at`). The limits are extra fields (spec §2.2
+ * allows them): the Codex installer writes them into Codex's model metadata (issue 14 §7).
+ */
 function renderModel(model: CatalogModel) {
   return {
     id: model.id,
@@ -58,6 +64,8 @@ function renderModel(model: CatalogModel) {
     created: model.created,
     created_at: new Date(model.created * 1000).toISOString(),
     owned_by: model.ownedBy,
+    context_window: model.contextWindow,
+    max_output_tokens: model.maxOutputTokens,
   };
 }
 
@@ -128,8 +136,6 @@ export async function modelRoutes(
     data: catalog.all().map((model) => ({
       ...renderModel(model),
       capabilities: model.capabilities,
-      context_window: model.contextWindow,
-      max_output_tokens: model.maxOutputTokens,
       // Credits per million tokens, as configured.
       pricing: {
         input: model.pricing.input,

@@ -62,7 +62,6 @@ function Set-SwitchyardClaudeSettings([string]$Token, [string]$Model) {
 Invoke-SwitchyardInstaller {
   Write-Host "Switchyard installer for Claude Code (gateway: $SwitchyardBaseUrl)"
   $token = Read-SwitchyardToken
-  $ids = Get-SwitchyardModelIds $token
-  $model = Select-SwitchyardModel $ids
+  $model = Select-SwitchyardModel (Get-SwitchyardModelIds (Get-SwitchyardModelList $token))
   Set-SwitchyardClaudeSettings $token $model
 }

@@ -4,8 +4,9 @@
 # "switchyard"; the token is its `experimental_bearer_token`, which Codex sends as
 # `Authorization: Bearer` without needing an environment variable (docs/installers.md).
 
-# The existing configuration without what this installer owns: the root keys `model` and
-# `model_provider` (they must precede every table) and the [model_providers.switchyard] table.
+# The existing configuration without what this installer owns: the root keys `model`,
+# `model_provider` and `model_context_window` (they must precede every table) and the
+# [model_providers.switchyard] table.
 function Remove-SwitchyardOwnedToml([string[]]$Lines) {
   $root = $true
   $skip = $false
@@ -19,7 +20,7 @@ function Remove-SwitchyardOwnedToml([string[]]$Lines) {
       $skip = ($name -ceq 'model_providers.switchyard') -or $name.StartsWith('model_providers.switchyard.')
     }
     if ($skip) { continue }
-    if ($root -and $line -cmatch '^\s*["'']?(model|model_provider)["'']?\s*=') { continue }
+    if ($root -and $line -cmatch '^\s*["'']?(model|model_provider|model_context_window)["'']?\s*=') { continue }
     if ($line -match '^\s*$') { $blanks++; continue }
     while ($blanks -gt 0) { $kept.Add(''); $blanks-- }
     $kept.Add($line)
@@ -27,7 +28,20 @@ function Remove-SwitchyardOwnedToml([string[]]$Lines) {
   return , $kept.ToArray()
 }
 
-function Set-SwitchyardCodexConfig([string]$Token, [string]$Model) {
+# The chosen model's context window from the model list; '' when the gateway does not list it.
+# Codex knows no metadata for a gateway model and would otherwise guess the window it compacts
+# against. Its output limit has no configuration key that Codex reads (it reports
+# `model_max_output_tokens` as an unrecognized setting), so none is written.
+function Get-SwitchyardContextWindow([object[]]$Models, [string]$Model) {
+  if (-not $Model) { return '' }
+  $entry = @($Models | Where-Object { $_.id -ceq $Model })[0]
+  if ($null -eq $entry) { return '' }
+  $window = "$($entry.context_window)"
+  if ($window -match '^[0-9]+$') { return $window }
+  return ''
+}
+
+function Set-SwitchyardCodexConfig([string]$Token, [string]$Model, [string]$ContextWindow) {
   $codexHome = $env:CODEX_HOME
   if (-not $codexHome) { $codexHome = Join-Path $HOME '.codex' }
   $configPath = Join-Path $codexHome 'config.toml'
@@ -36,6 +50,7 @@ function Set-SwitchyardCodexConfig([string]$Token, [string]$Model) {
   $lines = New-Object System.Collections.Generic.List[string]
   $lines.Add('model_provider = "switchyard"')
   if ($Model) { $lines.Add("model = ""$Model""") }
+  if ($ContextWindow) { $lines.Add("model_context_window = $ContextWindow") }
   if (Test-Path -LiteralPath $configPath) {
     foreach ($line in (Remove-SwitchyardOwnedToml ([System.IO.File]::ReadAllLines($configPath)))) {
       $lines.Add($line)
@@ -64,7 +79,7 @@ function Set-SwitchyardCodexConfig([string]$Token, [string]$Model) {
 Invoke-SwitchyardInstaller {
   Write-Host "Switchyard installer for Codex (gateway: $SwitchyardBaseUrl)"
   $token = Read-SwitchyardToken
-  $ids = Get-SwitchyardModelIds $token
-  $model = Select-SwitchyardModel $ids
-  Set-SwitchyardCodexConfig $token $model
+  $models = Get-SwitchyardModelList $token
+  $model = Select-SwitchyardModel (Get-SwitchyardModelIds $models)
+  Set-SwitchyardCodexConfig $token $model (Get-SwitchyardContextWindow $models $model)
 }

@@ -4,8 +4,9 @@
 # "switchyard"; the token is its `experimental_bearer_token`, which Codex sends as
 # `Authorization: Bearer` without needing an environment variable (docs/installers.md).
 
-# The existing configuration without what this installer owns: the root keys `model` and
-# `model_provider` (they must precede every table) and the [model_providers.switchyard] table.
+# The existing configuration without what this installer owns: the root keys `model`,
+# `model_provider` and `model_context_window` (they must precede every table) and the
+# [model_providers.switchyard] table.
 strip_owned_toml() {
   awk '
     BEGIN { root = 1; skip = 0; blanks = 0 }
@@ -21,12 +22,33 @@ strip_owned_toml() {
         skip = (name == "model_providers.switchyard" || index(name, "model_providers.switchyard.") == 1)
       }
       if (skip) next
-      if (root && line ~ /^[ \t]*["\047]?(model|model_provider)["\047]?[ \t]*=/) next
+      if (root && line ~ /^[ \t]*["\047]?(model|model_provider|model_context_window)["\047]?[ \t]*=/) next
       if (line ~ /^[ \t]*$/) { blanks++; next }
       while (blanks > 0) { print ""; blanks-- }
       print line
     }
   ' "$1"
+}
+
+# Sets $context_window to the chosen model's context window from the model list (empty when the
+# gateway does not list it). Codex knows no metadata for a gateway model and would otherwise
+# guess the window it compacts against. Its output limit has no configuration key that Codex
+# reads (it reports `model_max_output_tokens` as an unrecognized setting), so none is written.
+read_model_context_window() {
+  context_window=''
+  [ -n "$model" ] || return 0
+  context_window=$(tr ',{}[]' '\n\n\n\n\n' <"$models_file" | awk -v wanted="$model" '
+    { line = $0; sub(/^[ \t]+/, "", line); sub(/[ \t\r]+$/, "", line) }
+    line ~ /^"id"[ \t]*:[ \t]*"/ {
+      id = line
+      sub(/^"id"[ \t]*:[ \t]*"/, "", id)
+      sub(/"$/, "", id)
+      next
+    }
+    id != wanted { next }
+    line ~ /^"context_window"[ \t]*:[ \t]*[0-9]+$/ { window = line; sub(/^[^:]*:[ \t]*/, "", window) }
+    END { print window }
+  ') || context_window=''
 }
 
 configure_codex() {
@@ -39,6 +61,9 @@ configure_codex() {
     printf 'model_provider = "switchyard"\n'
     if [ -n "$model" ]; then
       printf 'model = "%s"\n' "$model"
+    fi
+    if [ -n "$context_window" ]; then
+      printf 'model_context_window = %s\n' "$context_window"
     fi
     if [ -f "$config" ]; then
       strip_owned_toml "$config" || fail "Cannot read $config."
@@ -69,6 +94,7 @@ main() {
   read_token
   verify_token
   choose_model
+  read_model_context_window
   configure_codex
 }
 

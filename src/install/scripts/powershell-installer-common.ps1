@@ -49,9 +49,8 @@ function Read-SwitchyardToken {
   return $token
 }
 
-# GET {base}/v1/models with the token in a header; returns the listed ids that are safe to
-# write into the client configuration.
-function Get-SwitchyardModelIds([string]$Token) {
+# GET {base}/v1/models with the token in a header; returns the listed model objects.
+function Get-SwitchyardModelList([string]$Token) {
   try {
     [Net.ServicePointManager]::SecurityProtocol =
       [Net.ServicePointManager]::SecurityProtocol -bor [Net.SecurityProtocolType]::Tls12
@@ -73,8 +72,13 @@ function Get-SwitchyardModelIds([string]$Token) {
     }
     Stop-Switchyard "Cannot reach $SwitchyardBaseUrl ($($_.Exception.Message))."
   }
+  return , @($list.data)
+}
+
+# The listed ids that are safe to write into the client configuration.
+function Get-SwitchyardModelIds([object[]]$Models) {
   $ids = New-Object System.Collections.Generic.List[string]
-  foreach ($entry in @($list.data)) {
+  foreach ($entry in $Models) {
     $id = $entry.id
     if ($id -is [string] -and $id -cmatch '^[A-Za-z0-9._:@+/-]+$') { $ids.Add($id) }
   }
