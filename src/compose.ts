@@ -133,7 +133,12 @@ export async function composeGateway(
     generationRoutes,
     composeCompactionRoutes(parts, compaction, generation, responsesState),
     composeInstallers(parts),
-    composeResponsesSockets(parts, { responsesState, generation, store: store.responses }),
+    composeResponsesSockets(parts, {
+      responsesState,
+      generation,
+      store: store.responses,
+      metrics,
+    }),
     composeConnectedRoutes(parts),
     composeHoldExpiry(parts, store.ledger, settlements),
     idempotencySweep,

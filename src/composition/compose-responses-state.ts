@@ -1,6 +1,7 @@
 import type { GatewayFeature } from '../features/gateway-feature.ts';
 import type { GatewayParts } from '../features/gateway-parts.ts';
 import type { GenerationService } from '../generation/generation-service.ts';
+import type { HttpMetrics } from '../http/http-metrics.ts';
 import { responsesWebSocketRoutes } from '../http/routes/responses-websocket-routes.ts';
 import type { ResponseStore } from '../responses-state/response-store.ts';
 import { ResponsesState } from '../responses-state/responses-state.ts';
@@ -24,7 +25,12 @@ export function composeResponsesState(parts: GatewayParts, store: ResponseStore)
 /** The responses WebSocket (`GET /v1/responses`) and the sweep of expired stored responses. */
 export function composeResponsesSockets(
   parts: GatewayParts,
-  options: { responsesState: ResponsesState; generation: GenerationService; store: ResponseStore },
+  options: {
+    responsesState: ResponsesState;
+    generation: GenerationService;
+    store: ResponseStore;
+    metrics: HttpMetrics;
+  },
 ): GatewayFeature {
   let sweep: { stop(): void } | undefined;
   return {
@@ -37,6 +43,7 @@ export function composeResponsesSockets(
           surface: responsesSurface,
           requestSchema: responsesRequestSchema,
           maxFrameBytes: parts.config.server.bodyLimitBytes,
+          metrics: options.metrics,
         }),
     ],
     start() {

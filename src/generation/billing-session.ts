@@ -29,6 +29,19 @@ export interface SessionStart {
   surface: string;
   estimatedInputTokens: number;
   maxOutputTokens: number;
+  /** Told what the request came to once it ends, for its completion log line (issue 14 §7). */
+  onEnd?: (summary: SessionSummary) => void;
+}
+
+/** What one generation came to, as its completion log line shows it. */
+export interface SessionSummary {
+  model: string;
+  status: number;
+  outcome: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Micro-credits the usage is priced at (the charge, unless the balance fell short). */
+  costMicroCredits: number;
 }
 
 export interface SessionEnd {
@@ -81,6 +94,14 @@ export class BillingSession {
     status: number,
   ): Promise<void> {
     const now = dependencies.now();
+    start.onEnd?.({
+      model: start.model.id,
+      status,
+      outcome: 'refused',
+      inputTokens: 0,
+      outputTokens: 0,
+      costMicroCredits: 0,
+    });
     await dependencies.usage.recordUsage({
       requestId: start.requestId,
       accountId: start.principal.account.id,
@@ -180,6 +201,14 @@ export class BillingSession {
     const totalTokens =
       usage === undefined ? 0 : usage.inputTokens.total + usage.outputTokens.total;
     const createdAt = now();
+    this.#start.onEnd?.({
+      model: model.id,
+      status: result.status,
+      outcome: result.outcome,
+      inputTokens: usage?.inputTokens.total ?? 0,
+      outputTokens: usage?.outputTokens.total ?? 0,
+      costMicroCredits: cost,
+    });
     const settled = settlements.submit({
       id: ledgerEntryId(createdAt),
       holdId: this.#holdId as string,

@@ -16,7 +16,11 @@ import {
   type UpstreamResponse,
 } from '../providers/shared/upstream-pool.ts';
 import type { SurfaceCodec, SurfaceName } from '../surfaces/surface-codec.ts';
-import { BillingSession, type BillingDependencies } from './billing-session.ts';
+import {
+  BillingSession,
+  type BillingDependencies,
+  type SessionSummary,
+} from './billing-session.ts';
 import { detectRequiredCapabilities } from './detect-required-capabilities.ts';
 import { estimateInputTokens } from './estimate-input-tokens.ts';
 import type { PromptTokenizers } from './prompt-tokenizers.ts';
@@ -80,6 +84,8 @@ export interface GenerationInput {
    * features that generate through a surface's dialect (`evaluation`).
    */
   meteredAs?: string;
+  /** Told what the request came to (model, status, tokens, cost) once its billing ends. */
+  onSettled?: (summary: SessionSummary) => void;
 }
 
 export type GenerationReply =
@@ -258,6 +264,7 @@ export class GenerationService {
       surface: input.meteredAs ?? surface.name,
       estimatedInputTokens: estimateInputTokens(body, input.bodyBytes, model.contextWindow),
       maxOutputTokens,
+      ...(input.onSettled !== undefined ? { onEnd: input.onSettled } : {}),
     };
     let session: BillingSession;
     try {

@@ -28,12 +28,25 @@ export function createHttpMetrics(options: { processMetrics: boolean }): HttpMet
   };
 }
 
+/** One finished request: an HTTP request, or a turn on the responses WebSocket (method `WS`). */
+export function recordRequestMetrics(
+  metrics: HttpMetrics,
+  request: { method: string; route: string; status: number; seconds: number },
+): void {
+  const { method, route } = request;
+  metrics.requests.inc({ method, route, status: String(request.status) });
+  metrics.duration.observe({ method, route }, request.seconds);
+}
+
 export function installHttpMetrics(app: FastifyInstance, metrics: HttpMetrics): void {
   app.addHook('onResponse', async (request, reply) => {
-    // The route template, never the raw URL: bounded label cardinality and no secrets.
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    recordRequestMetrics(metrics, {
+      method: request.method,
+      // The route template, never the raw URL: bounded label cardinality and no secrets.
+      route: request.routeOptions.url ?? 'unmatched',
+      status: reply.statusCode,
+      seconds: reply.elapsedTime / 1000,
+    });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);

@@ -5,6 +5,7 @@ import type { RawData } from 'ws';
 import type { Authenticator, Principal } from '../../auth/authenticator.ts';
 import { readCredential } from '../../auth/authenticator.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
+import type { SessionSummary } from '../../generation/billing-session.ts';
 import type { GenerationReply, GenerationService } from '../../generation/generation-service.ts';
 import { splitSseFrames } from '../../generation/serialize-sse.ts';
 import { readSseData } from '../../responses-state/read-finished-response.ts';
@@ -14,6 +15,8 @@ import type { ResponsesState } from '../../responses-state/responses-state.ts';
 import { AbortHandle } from '../../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
+import { completionLogFields } from '../completion-log-fields.ts';
+import { recordRequestMetrics, type HttpMetrics } from '../http-metrics.ts';
 import { requireToken } from '../require-token.ts';
 import { toDependencyError } from '../install-error-handling.ts';
 import { parseClientJson } from '../parse-client-json.ts';
@@ -28,6 +31,8 @@ export interface ResponsesWebSocketRouteDependencies {
   requestSchema: TSchema;
   /** Largest accepted frame, as the HTTP body limit. */
   maxFrameBytes: number;
+  /** Each turn counts as a request (method `WS`), as an HTTP request does (issue 14 §7). */
+  metrics?: HttpMetrics;
   now?: () => number;
 }
 
@@ -66,6 +71,12 @@ function jsonAsEvent(body: string): string {
   return JSON.stringify({ type: `response.${type}`, sequence_number: 0, response });
 }
 
+/** What one client event came to: the status it answered with and, when it generated, its bill. */
+interface TurnResult {
+  status: number;
+  summary?: SessionSummary;
+}
+
 /** A turn in progress, so a closing gateway can stop it and wait until it has settled. */
 interface ActiveTurn {
   abort(): void;
@@ -90,9 +101,33 @@ function serveConnection(
   const history = new ResponsesConnectionHistory();
   const turnHook = responsesState.connectionTurnHook(history);
   const token = readCredential(request.headers);
+  // The route template, never the raw URL (http-metrics.ts).
+  const route = request.routeOptions.url ?? 'unmatched';
   let running: Promise<void> | undefined;
   let turnAbort: AbortHandle | undefined;
   let turns = 0;
+
+  /** The same completion line and metrics as an HTTP request, one per client event. */
+  const recordTurn = (requestId: string, result: TurnResult, startedAt: number) => {
+    const elapsedMs = performance.now() - startedAt;
+    const status = result.summary?.status ?? result.status;
+    request.server.log.child({ requestId }).info(
+      {
+        res: { statusCode: status },
+        responseTime: elapsedMs,
+        ...(result.summary !== undefined ? completionLogFields(result.summary) : {}),
+      },
+      'request completed',
+    );
+    if (dependencies.metrics !== undefined) {
+      recordRequestMetrics(dependencies.metrics, {
+        method: 'WS',
+        route,
+        status,
+        seconds: elapsedMs / 1000,
+      });
+    }
+  };
 
   const open = () => socket.readyState === socket.OPEN;
   const send = async (data: string): Promise<void> => {
@@ -150,9 +185,19 @@ function serveConnection(
     }
   };
 
-  const runTurn = async (data: RawData, isBinary: boolean): Promise<void> => {
+  const answerError = (error: ApiError, result: TurnResult) => {
+    result.status = error.status;
+    return sendError(error);
+  };
+
+  const runTurn = async (
+    data: RawData,
+    isBinary: boolean,
+    requestId: string,
+    result: TurnResult,
+  ): Promise<void> => {
     const frame = readFrame(data, isBinary);
-    if (frame instanceof ApiError) return sendError(frame);
+    if (frame instanceof ApiError) return answerError(frame, result);
     let principal: Principal;
     try {
       // Each turn checks the token again: a disabled token stops at its next turn.
@@ -162,7 +207,7 @@ function serveConnection(
         now(),
       );
     } catch (error) {
-      if (error instanceof ApiError) await sendError(error);
+      if (error instanceof ApiError) await answerError(error, result);
       socket.close(1008, 'authentication failed');
       return;
     }
@@ -171,7 +216,6 @@ function serveConnection(
       for (const event of events) await send(JSON.stringify(event));
       return;
     }
-    turns += 1;
     turnAbort = new AbortHandle();
     if (!open()) turnAbort.abort();
     const reply = await generation.generate({
@@ -180,9 +224,12 @@ function serveConnection(
       bodyBytes: frame.bytes,
       principal,
       headers: request.headers,
-      requestId: `${request.id}.${turns}`,
+      requestId,
       signal: turnAbort,
       turnHook,
+      onSettled: (summary) => {
+        result.summary = summary;
+      },
     });
     await relay(reply);
   };
@@ -200,18 +247,24 @@ function serveConnection(
       return;
     }
     const active: ActiveTurn = { abort: () => turnAbort?.abort(), settled: Promise.resolve() };
-    active.settled = runTurn(data, isBinary)
+    // Each client event is a request of its own, with its own id, log line and metrics.
+    turns += 1;
+    const requestId = `${request.id}.${turns}`;
+    const startedAt = performance.now();
+    const result: TurnResult = { status: 200 };
+    active.settled = runTurn(data, isBinary, requestId, result)
       .catch(async (error: unknown) => {
         if (error instanceof ApiError) {
           if (error.status >= 500) request.log.warn({ err: error }, 'responses WebSocket turn');
-          return sendError(error);
+          return answerError(error, result);
         }
         const unavailable = toDependencyError(error);
-        if (unavailable !== undefined) return sendError(unavailable);
+        if (unavailable !== undefined) return answerError(unavailable, result);
         request.log.error({ err: error }, 'responses WebSocket turn failed');
-        return sendError(new ApiError('internal'));
+        return answerError(new ApiError('internal'), result);
       })
       .finally(() => {
+        recordTurn(requestId, result, startedAt);
         running = undefined;
         turnAbort = undefined;
         activeTurns.delete(active);
