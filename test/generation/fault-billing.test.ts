@@ -140,39 +140,35 @@ describe('billing of faulted streams, per route (docs/decisions/0016)', () => {
         });
       }
 
-      // messages → chat holds its answer until the upstream's end reports the prompt size
-      // (message_start must carry it, CLIENTS.md), so there is no mid-stream moment to leave at.
-      const streamsAsItGoes = !(surfaceName === 'messages' && provider === 'chat');
-      it.runIf(streamsAsItGoes)(
-        `${route}: a client that disconnects is billed for what it was sent`,
-        async () => {
-          const { token, accountId } = await gateway.createToken({ credits });
-          upstream.enqueue({
-            output: [{ text: 'once upon a time '.repeat(60) }],
-            usage: reportedUsage,
-            chunkDelayMs: 10,
-          });
-          const controller = new AbortController();
-          const response = await request(`${address}${surface.url}`, {
-            method: 'POST',
-            headers: { 'x-api-key': token, 'content-type': 'application/json' },
-            body: JSON.stringify(surface.body(model)),
-            signal: controller.signal,
-          });
-          let received = '';
-          try {
-            for await (const chunk of response.body) {
-              received += String(chunk);
-              // Well into the text deltas, long before the end.
-              if ((received.match(/once/g) ?? []).length >= 5) controller.abort();
-            }
-          } catch {
-            // The abort ends the read.
+      // Every route streams as it goes, messages → chat included: its message_start carries the
+      // best prompt size known at once (docs/decisions/0003), so a client can leave mid-answer.
+      it(`${route}: a client that disconnects is billed for what it was sent`, async () => {
+        const { token, accountId } = await gateway.createToken({ credits });
+        upstream.enqueue({
+          output: [{ text: 'once upon a time '.repeat(60) }],
+          usage: reportedUsage,
+          chunkDelayMs: 10,
+        });
+        const controller = new AbortController();
+        const response = await request(`${address}${surface.url}`, {
+          method: 'POST',
+          headers: { 'x-api-key': token, 'content-type': 'application/json' },
+          body: JSON.stringify(surface.body(model)),
+          signal: controller.signal,
+        });
+        let received = '';
+        try {
+          for await (const chunk of response.body) {
+            received += String(chunk);
+            // Well into the text deltas, long before the end.
+            if ((received.match(/once/g) ?? []).length >= 5) controller.abort();
           }
-          const record = await expectDeliveredCharge(accountId);
-          expect(record.outcome).toBe('cancelled');
-        },
-      );
+        } catch {
+          // The abort ends the read.
+        }
+        const record = await expectDeliveredCharge(accountId);
+        expect(record.outcome).toBe('cancelled');
+      });
     }
   }
 });
