@@ -16,6 +16,13 @@ export class ResponsesConnectionHistory {
     this.#limit = limit;
   }
 
+  /** The id of the turn remembered last, the connection's latest finished response. */
+  latest(): string | undefined {
+    let last: string | undefined;
+    for (const id of this.#turns.keys()) last = id;
+    return last;
+  }
+
   get(responseId: string): ResponsesTurn | undefined {
     return this.#turns.get(responseId);
   }

@@ -8,6 +8,10 @@ import { ApiError } from '../../canonical/generation-error.ts';
 import type { SessionSummary } from '../../generation/billing-session.ts';
 import type { GenerationReply, GenerationService } from '../../generation/generation-service.ts';
 import { splitSseFrames } from '../../generation/serialize-sse.ts';
+import {
+  expandResponseAppend,
+  type AppendableTurn,
+} from '../../responses-state/expand-response-append.ts';
 import { readSseData } from '../../responses-state/read-finished-response.ts';
 import { renderResponsesErrorEvent } from '../../responses-state/render-responses-error-event.ts';
 import { ResponsesConnectionHistory } from '../../responses-state/responses-connection-history.ts';
@@ -84,7 +88,8 @@ interface ActiveTurn {
 }
 
 /**
- * One responses WebSocket (spec §4.13, CLIENTS.md): `response.create` frames in, the streaming
+ * One responses WebSocket (spec §4.13, CLIENTS.md): `response.create` frames in (and Codex's
+ * `response.append`, expand-response-append.ts), the streaming
  * events out as one JSON per text frame. Turns run one at a time, each through the generation
  * service exactly like a streamed HTTP request (limits, hold, settle, usage record); the
  * connection remembers its turns so `previous_response_id` works with `store: false`.
@@ -106,6 +111,8 @@ function serveConnection(
   let running: Promise<void> | undefined;
   let turnAbort: AbortHandle | undefined;
   let turns = 0;
+  /** What a `response.append` continues: the last turn, when it finished with a response. */
+  let lastTurn: AppendableTurn | undefined;
 
   /** The same completion line and metrics as an HTTP request, one per client event. */
   const recordTurn = (requestId: string, result: TurnResult, startedAt: number) => {
@@ -154,13 +161,22 @@ function serveConnection(
     } catch (error) {
       return error as ApiError;
     }
-    if (!isRecord(frame) || frame.type !== 'response.create') {
+    if (
+      !isRecord(frame) ||
+      (frame.type !== 'response.create' && frame.type !== 'response.append')
+    ) {
       const type = isRecord(frame) ? JSON.stringify(frame.type) : 'none';
       return new ApiError(
         'invalid_request',
-        `Unsupported event type ${type}; this connection accepts response.create.`,
+        `Unsupported event type ${type}; this connection accepts response.create and response.append.`,
         { details: { param: 'type' } },
       );
+    }
+    if (frame.type === 'response.append') {
+      const body = expandResponseAppend(frame, lastTurn);
+      if (body instanceof ApiError) return body;
+      if (!validate(body)) return new ApiError('invalid_request', describeInvalidFrame(validate));
+      return { body, generate: true, bytes };
     }
     // `stream` is implied by the transport; `generate: false` asks for a prewarm (CLIENTS.md).
     const { type: _type, generate, stream: _stream, ...body } = frame;
@@ -211,9 +227,19 @@ function serveConnection(
       socket.close(1008, 'authentication failed');
       return;
     }
+    const latestBefore = history.latest();
+    lastTurn = undefined;
+    // Called once the turn's events were sent: a new latest response is what an append continues.
+    const rememberTurn = () => {
+      const latest = history.latest();
+      if (latest !== undefined && latest !== latestBefore) {
+        lastTurn = { body: frame.body, responseId: latest };
+      }
+    };
     if (!frame.generate) {
       const events = await responsesState.prewarm(frame.body, principal, history);
       for (const event of events) await send(JSON.stringify(event));
+      rememberTurn();
       return;
     }
     turnAbort = new AbortHandle();
@@ -232,6 +258,7 @@ function serveConnection(
       },
     });
     await relay(reply);
+    rememberTurn();
   };
 
   socket.on('message', (data: RawData, isBinary: boolean) => {
