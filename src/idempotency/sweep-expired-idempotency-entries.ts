@@ -1,4 +1,5 @@
 import type { IdempotencyStore } from './idempotency-store.ts';
+import { startPeriodicSweep } from '../shared/start-periodic-sweep.ts';
 
 export interface IdempotencySweepOptions {
   /** Rows per delete: keeps each statement's lock short. */
@@ -34,16 +35,9 @@ export function startIdempotencySweep(options: {
   now(): number;
   onError(error: unknown): void;
 }): { stop(): void } {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    sweepExpiredIdempotencyEntries(options.store, options.now())
-      .catch(options.onError)
-      .finally(() => {
-        running = false;
-      });
-  }, options.intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return startPeriodicSweep({
+    intervalMs: options.intervalMs,
+    sweep: () => sweepExpiredIdempotencyEntries(options.store, options.now()),
+    onError: options.onError,
+  });
 }

@@ -1,4 +1,5 @@
 import type { ResponseStore } from './response-store.ts';
+import { startPeriodicSweep } from '../shared/start-periodic-sweep.ts';
 
 const batchSize = 500;
 
@@ -23,16 +24,9 @@ export function startResponseRetentionSweep(options: {
   now(): number;
   onError(error: unknown): void;
 }): { stop(): void } {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    sweepExpiredResponses(options.store, options.now())
-      .catch(options.onError)
-      .finally(() => {
-        running = false;
-      });
-  }, options.intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return startPeriodicSweep({
+    intervalMs: options.intervalMs,
+    sweep: () => sweepExpiredResponses(options.store, options.now()),
+    onError: options.onError,
+  });
 }

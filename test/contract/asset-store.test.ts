@@ -1,5 +1,8 @@
 import { describeAssetStoreContract } from './asset-store.contract.ts';
-import { openIsolatedPostgresStore, openTemporarySqliteStore } from './open-test-stores.ts';
+import {
+  openIsolatedPostgresStore,
+  openTemporarySqliteStore,
+} from '../support/isolated-test-stores.ts';
 
-describeAssetStoreContract('SQLite', openTemporarySqliteStore);
+describeAssetStoreContract('SQLite', () => openTemporarySqliteStore(true));
 describeAssetStoreContract('PostgreSQL', openIsolatedPostgresStore);

@@ -4,13 +4,16 @@ import path from 'node:path';
 
 import { FilesystemBlobStore } from '../../src/store/blob-filesystem/filesystem-blob-store.ts';
 import { S3BlobStore } from '../../src/store/blob-s3/s3-blob-store.ts';
-import { openIsolatedPostgresStore, openTemporarySqliteStore } from './open-test-stores.ts';
+import {
+  openIsolatedPostgresStore,
+  openTemporarySqliteStore,
+} from '../support/isolated-test-stores.ts';
 import { startS3TestServer } from './start-s3-test-server.ts';
 import { describeStorageServiceContract } from './storage-service.contract.ts';
 
 describeStorageServiceContract('filesystem + SQLite', async () => {
   const root = await mkdtemp(path.join(tmpdir(), 'switchyard-blobs-'));
-  const store = await openTemporarySqliteStore();
+  const store = await openTemporarySqliteStore(true);
   return {
     store,
     blobs: await FilesystemBlobStore.open(root),

@@ -29,7 +29,8 @@ export async function probePostgres(): Promise<string | undefined> {
   }
 }
 
-async function dropSchema(schema: string): Promise<void> {
+/** Drops a test schema and everything in it. */
+export async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: postgresConnectionString });
   await client.connect();
   try {
@@ -39,9 +40,17 @@ async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-/** A PostgreSQL store in a schema of its own, dropped when the store closes. */
+/** A schema name no other suite uses. */
+export function uniqueSchema(): string {
+  return `switchyard_test_${randomUUID().replaceAll('-', '')}`;
+}
+
+/**
+ * A PostgreSQL store in a schema of its own, dropped when the store closes. Several pooled
+ * connections make the concurrent-hold contracts race for real.
+ */
 export async function openIsolatedPostgresStore(): Promise<Store> {
-  const schema = `switchyard_test_${randomUUID().replaceAll('-', '')}`;
+  const schema = uniqueSchema();
   let store: Store;
   try {
     store = await openPostgresStore({

@@ -5,11 +5,15 @@ import { describe, expect, it } from 'vitest';
 
 import { describeStoreContracts } from '../../../test/contract/describe-store-contracts.ts';
 import { createTestAccount } from '../../../test/contract/store-contract-fixtures.ts';
-import type { Store } from '../store.ts';
+import {
+  dropSchema,
+  openIsolatedPostgresStore,
+  postgresConnectionString as connectionString,
+  probePostgres,
+  uniqueSchema,
+} from '../../../test/support/isolated-test-stores.ts';
 import { openPostgresStore } from './open-postgres-store.ts';
 
-const connectionString =
-  process.env.SWITCHYARD_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // Follows the usual CI convention: set to anything but "false".
 const ciRequiresPostgres = (process.env.CI ?? 'false') !== 'false' && process.env.CI !== '';
 
@@ -22,59 +26,6 @@ function describeServer(url: string): string {
   } catch {
     return '(unparsable connection string)';
   }
-}
-
-/** Why PostgreSQL cannot be used, or undefined when it answers. */
-async function probePostgres(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
-}
-
-function uniqueSchema(): string {
-  return `switchyard_test_${randomUUID().replaceAll('-', '')}`;
-}
-
-/**
- * Each suite gets a schema of its own, dropped when its store closes. Several pooled
- * connections make the concurrent-hold contract race for real.
- */
-async function openIsolatedPostgresStore(): Promise<Store> {
-  const schema = uniqueSchema();
-  let store: Store;
-  try {
-    store = await openPostgresStore({ connectionString, schema, maxConnections: 8 });
-  } catch (error) {
-    await dropSchema(schema);
-    throw error;
-  }
-  return {
-    ...store,
-    async close(): Promise<void> {
-      try {
-        await store.close();
-      } finally {
-        await dropSchema(schema);
-      }
-    },
-  };
 }
 
 const unreachableReason = await probePostgres();

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 import { describeStoreContracts } from '../../../test/contract/describe-store-contracts.ts';
 import { createTestAccount } from '../../../test/contract/store-contract-fixtures.ts';
-import type { Store } from '../store.ts';
+import { openTemporarySqliteStore } from '../../../test/support/isolated-test-stores.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 
 async function withTemporaryFolder<Result>(
@@ -23,19 +23,6 @@ async function withTemporaryFolder<Result>(
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
-}
-
-/** A store in a fresh temporary file whose folder goes away when the store closes. */
-async function openTemporarySqliteStore(owner = false): Promise<Store> {
-  const folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-sqlite-'));
-  const store = await openSqliteStore({ path: path.join(folder, 'store.db'), owner });
-  return {
-    ...store,
-    async close(): Promise<void> {
-      await store.close();
-      await rm(folder, { recursive: true, force: true });
-    },
-  };
 }
 
 describeStoreContracts('SQLite', () => openTemporarySqliteStore());
