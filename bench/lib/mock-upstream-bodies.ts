@@ -3,12 +3,12 @@
  * and 20-event SSE variants of each. Shapes follow the public OpenAI chat and Anthropic messages
  * references closely enough for the gateway's decoders (usage included, finish reasons set).
  */
-const WORDS =
+export const WORDS =
   'Switchyard relays this fixed answer so the benchmark measures the gateway, not the model. ' +
   'Every request gets the same bytes back, which keeps runs comparable across targets and rounds.';
 
 /** The answer text cut into `count` pieces of roughly equal length. */
-function pieces(count: number): string[] {
+export function pieces(count: number): string[] {
   const size = Math.ceil(WORDS.length / count);
   return Array.from({ length: count }, (_, index) => WORDS.slice(index * size, (index + 1) * size));
 }

@@ -1,6 +1,6 @@
 /**
- * Mock upstream for the bench (run as its own process): answers POST /v1/chat/completions and
- * POST /v1/messages with fixed JSON, or fixed SSE when the body asks for `"stream": true`; an
+ * Mock upstream for the bench (run as its own process): answers POST /v1/chat/completions,
+ * POST /v1/messages and POST /v1/responses with fixed JSON, or fixed SSE when the body asks for `"stream": true`; an
  * evaluation judge call gets a fixed tool call.
  * Env: PORT; MOCK_LATENCY_MS (wait before the answer's first byte); MOCK_CHUNK_INTERVAL_MS
  * (pause between SSE events); MOCK_WRITES=one (default) answers a whole stream in one write,
@@ -17,6 +17,7 @@ import {
   MESSAGES_JSON,
   MESSAGES_SSE,
 } from './mock-upstream-bodies.ts';
+import { RESPONSES_JSON, RESPONSES_SSE } from './mock-upstream-responses.ts';
 
 const latencyMs = Number(process.env.MOCK_LATENCY_MS ?? 0);
 const chunkIntervalMs = Number(process.env.MOCK_CHUNK_INTERVAL_MS ?? 0);
@@ -72,6 +73,9 @@ const server = createServer((request, response) => {
       if (request.url?.startsWith('/v1/messages')) {
         if (JUDGE_TOOL.test(text)) return sendJson(response, EVALUATION_JSON);
         return stream ? sendSse(response, MESSAGES_SSE) : sendJson(response, MESSAGES_JSON);
+      }
+      if (request.url?.startsWith('/v1/responses')) {
+        return stream ? sendSse(response, RESPONSES_SSE) : sendJson(response, RESPONSES_JSON);
       }
       response.writeHead(404).end();
     };
