@@ -17,6 +17,15 @@ const run = promisify(execFile);
 export const SLOW_LATENCY_MS = 200;
 export const SLOW_CHUNK_INTERVAL_MS = 20;
 
+export type UpstreamDialect = 'anthropic' | 'openai-chat' | 'openai-responses';
+
+/** One model per upstream dialect on the slow mock, for the time to first text (issue 14). */
+export const SLOW_MODEL_BY_DIALECT: Record<UpstreamDialect, string> = {
+  anthropic: 'bench-claude-slow',
+  'openai-chat': 'bench-chat-slow',
+  'openai-responses': 'bench-responses-slow',
+};
+
 export interface BenchTargets {
   mock: BenchProcess;
   slowMock: BenchProcess;
@@ -93,11 +102,15 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
       'mock-chat': provider('openai-chat', mockPort),
       'mock-anthropic': provider('anthropic', mockPort),
       'slow-chat': provider('openai-chat', slowMockPort),
+      'slow-anthropic': provider('anthropic', slowMockPort),
+      'slow-responses': provider('openai-responses', slowMockPort),
     },
     models: [
       model('bench-chat', 'mock-chat', 'gpt-4.1-mini'),
       model('bench-claude', 'mock-anthropic', 'claude-sonnet-4-5'),
-      model('bench-chat-slow', 'slow-chat', 'gpt-4.1-mini'),
+      model(SLOW_MODEL_BY_DIALECT['openai-chat'], 'slow-chat', 'gpt-4.1-mini'),
+      model(SLOW_MODEL_BY_DIALECT.anthropic, 'slow-anthropic', 'claude-sonnet-4-5'),
+      model(SLOW_MODEL_BY_DIALECT['openai-responses'], 'slow-responses', 'gpt-4.1-mini'),
     ],
     evaluation: { modelId: EVALUATION_MODEL_ID, judgeModel: 'bench-claude' },
     // Generous, so the limiter runs on every request without ever refusing one.
