@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--rounds=N] [--duration=S] [--no-peer] [--soak=S] [--cpu-prof]
  * [--warmup-pass=S] [--only=scenario,…] [--gateway-node-args="--flag=1 --other"]
- * [--load=wrk|autocannon] [--upstream-writes=one|per-event]`
+ * [--load=wrk|autocannon] [--upstream-writes=one|per-event] [--first-text-requests=N]`
  * Mock upstream, bare forwarder (floor), Switchyard and the peer gateways as child processes on
  * 127.0.0.1; wrk load (autocannon where wrk is missing); CPU per request, latency, RSS; medians
  * over rounds. See docs/performance.md.
@@ -14,6 +14,9 @@ import { sampleRss, stopAll } from './lib/bench-process.ts';
 import { generateLoad, measureLoad, preflight } from './lib/bench-load.ts';
 import type { LoadGenerator, LoadMeasure } from './lib/bench-load.ts';
 import { ensureWrk } from './lib/run-wrk.ts';
+import { measureFirstText } from './lib/measure-first-text.ts';
+import { summarizeFirstText } from './lib/summarize-first-text.ts';
+import type { FirstText } from './lib/summarize-first-text.ts';
 import { computeRatios, evaluateBudgets, medianMeasure, renderReport } from './lib/bench-report.ts';
 import type { Row, SoakResult } from './lib/bench-report.ts';
 import { buildScenarios } from './lib/bench-scenarios.ts';
@@ -57,6 +60,8 @@ const settings = {
   slowDurationSeconds: Number(option('duration') ?? (quick ? 3 : 10)),
   warmupSeconds: quick ? 0.5 : 1,
   latencySeconds: quick ? 1 : 2,
+  // Sequential requests per upstream dialect for the slow stream's time to first text.
+  firstTextRequests: Number(option('first-text-requests') ?? (quick ? 3 : 7)),
   warmupPassSeconds: Number(option('warmup-pass') ?? (quick ? 0 : 3)),
   soakSeconds: Number(option('soak') ?? 0),
   withPeer: !flag('no-peer'),
@@ -199,13 +204,24 @@ async function main(): Promise<number> {
       };
     });
     const slow = scenarios.find((scenario) => scenario.slow);
+    // Part of the slow-stream scenario: measured when the gateway serves it (issue 14, item 1).
+    let firstText: FirstText[] | undefined;
+    if (plan.some(({ scenario, target }) => scenario.slow && target === 'gateway')) {
+      firstText = summarizeFirstText(await measureFirstText(running, settings.firstTextRequests));
+      for (const row of firstText) {
+        log(
+          `first text messages → ${row.dialect.padEnd(16)} upstream ${row.upstreamP50Ms.toFixed(1)} ms, gateway ${row.gatewayP50Ms.toFixed(1)} ms (p50 of ${row.requests})` +
+            (row.failures ? ` ${row.failures} failures` : ''),
+        );
+      }
+    }
     const soaked = settings.soakSeconds > 0 && slow ? await soak(running, slow) : undefined;
     const ratios = computeRatios(scenarios, rows);
-    const budgets = evaluateBudgets(scenarios, rows, ratios, soaked);
+    const budgets = evaluateBudgets(scenarios, rows, ratios, soaked, firstText);
     if (rows.some((row) => row.median.failures > 0))
       notes.push('some runs had non-2xx answers or errors (column fail)');
 
-    process.stdout.write(`${renderReport(rows, ratios, budgets, notes)}\n`);
+    process.stdout.write(`${renderReport(rows, ratios, budgets, notes, firstText)}\n`);
     const resultsDir = join(root, 'bench/results');
     mkdirSync(resultsDir, { recursive: true });
     const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
@@ -232,6 +248,7 @@ async function main(): Promise<number> {
           rows,
           ratios,
           budgets,
+          firstText,
           soak: soaked,
           notes,
         },

@@ -1,6 +1,8 @@
 /** Medians over rounds, gateway/floor and gateway/peer ratios, budgets, the table and the JSON. */
 import type { LoadMeasure } from './bench-load.ts';
 import type { Scenario, TargetName } from './bench-scenarios.ts';
+import { firstTextBudget, firstTextLines } from './summarize-first-text.ts';
+import type { FirstText } from './summarize-first-text.ts';
 
 export interface Row {
   scenario: string;
@@ -110,6 +112,7 @@ export function evaluateBudgets(
   rows: Row[],
   ratios: Ratios[],
   soak: SoakResult | undefined,
+  firstText?: FirstText[],
 ): Budget[] {
   const worst = (dialect: 'same' | 'cross', streaming?: boolean) => {
     const values = ratios.filter(
@@ -184,6 +187,7 @@ export function evaluateBudgets(
           measured: '—',
           met: 'not measured',
         },
+    firstTextBudget(firstText),
   ];
 }
 
@@ -205,6 +209,7 @@ export function renderReport(
   ratios: Ratios[],
   budgets: Budget[],
   notes: string[],
+  firstText?: FirstText[],
 ): string {
   const measures = table(
     [
@@ -263,11 +268,17 @@ export function renderReport(
       b.met === 'not measured' ? 'not measured' : b.met ? 'yes' : 'NO',
     ]),
   );
+  const firstTextTable: string[] = [];
+  if (firstText !== undefined && firstText.length > 0) {
+    const { header, lines } = firstTextLines(firstText);
+    firstTextTable.push(table(header, lines), '');
+  }
   return [
     measures,
     '',
     ratioTable,
     '',
+    ...firstTextTable,
     budgetTable,
     ...(notes.length ? ['', ...notes.map((n) => `note: ${n}`)] : []),
   ].join('\n');
