@@ -128,12 +128,15 @@ export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
     const scriptFile = join(dir, 'request.lua');
     writeFileSync(bodyFile, spec.body);
     writeFileSync(scriptFile, script(spec, bodyFile));
+    // wrk takes whole seconds only (`-d0.5s` prints its usage and exits 1): the quick run's
+    // half-second warm-up rounds up to one.
+    const seconds = Math.max(1, Math.ceil(spec.durationSeconds));
     const { stdout } = await run(
       'wrk',
       [
         '-t1',
         `-c${spec.connections}`,
-        `-d${spec.durationSeconds}s`,
+        `-d${seconds}s`,
         '--timeout',
         '30s',
         '--latency',
@@ -141,7 +144,7 @@ export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
         scriptFile,
         spec.url,
       ],
-      { timeout: (spec.durationSeconds + 60) * 1000, maxBuffer: 1 << 20 },
+      { timeout: (seconds + 60) * 1000, maxBuffer: 1 << 20 },
     );
     return parseWrkReport(stdout);
   } finally {
