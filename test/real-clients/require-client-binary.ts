@@ -47,7 +47,7 @@ export function chooseClientTestMode(
 ): ClientTestMode {
   if (existsSync(path.join(options.root ?? clientsFolder, relativePath))) return 'run';
   // CI must prove the clients work: a missing client fails there instead of skipping.
-  const ci = options.env?.CI ?? process.env.CI;
+  const ci = (options.env ?? process.env).CI;
   return ci !== undefined && ci !== '' && ci !== 'false' ? 'fail' : 'skip';
 }
 
