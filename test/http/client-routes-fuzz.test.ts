@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { modelPerDialect, testModel } from '../support/test-gateway.ts';
+import { useUpstreamTestBed } from '../support/use-test-bed.ts';
 
 const models = ['claude', 'gpt', 'resp', 'resp-compact'];
 
@@ -169,43 +169,26 @@ const postRoutes = [
 
 /** issue 13 §2: whatever a client sends, the gateway answers it without a 5xx. */
 describe('generated bodies on every client route (fuzz)', () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let token: string;
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
-      providers: {
-        anthropic: { kind: 'anthropic', baseUrl: upstream.url },
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
-        responses: { kind: 'openai-responses', baseUrl: upstream.url },
-        compacting: { kind: 'openai-responses', baseUrl: upstream.url, forwardCompaction: true },
-      },
-      models: [
-        testModel('claude', 'anthropic'),
-        testModel('gpt', 'chat'),
-        testModel('resp', 'responses'),
-        testModel('resp-compact', 'compacting'),
-      ],
-    });
-    ({ token } = await gateway.createToken({ credits: 1_000_000_000 }));
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
+  const dialects = modelPerDialect({ anthropic: 'claude', chat: 'gpt', responses: 'resp' });
+  const bed = useUpstreamTestBed({
+    providers: {
+      ...dialects.providers,
+      compacting: { kind: 'openai-responses', forwardCompaction: true },
+    },
+    models: [...dialects.models, testModel('resp-compact', 'compacting')],
+    credits: 1_000_000_000,
   });
 
   it.each(postRoutes)('POST %s never answers 5xx', async (url) => {
     let served = 0;
     await fc.assert(
       fc.asyncProperty(payloadFor(url), async (generated) => {
-        const response = await gateway.app.inject({
+        const response = await bed.gateway.app.inject({
           method: 'POST',
           url,
           headers: {
-            'x-api-key': token,
-            authorization: `Bearer ${token}`,
+            'x-api-key': bed.token,
+            authorization: `Bearer ${bed.token}`,
             'content-type': 'application/json',
           },
           payload: generated,
@@ -231,10 +214,10 @@ describe('generated bodies on every client route (fuzz)', () => {
         ),
         async (query) => {
           const search = new URLSearchParams(query).toString();
-          const response = await gateway.app.inject({
+          const response = await bed.gateway.app.inject({
             method: 'GET',
             url: `/v1/models${search === '' ? '' : `?${search}`}`,
-            headers: { 'x-api-key': token },
+            headers: { 'x-api-key': bed.token },
           });
           expect(response.statusCode, response.body.slice(0, 500)).toBeLessThan(500);
         },
@@ -244,7 +227,7 @@ describe('generated bodies on every client route (fuzz)', () => {
   });
 
   it('logs no error-level line for any of them', () => {
-    const errors = gateway.logs.filter(
+    const errors = bed.gateway.logs.filter(
       (line) => (JSON.parse(line) as { level: number }).level >= 50,
     );
     expect(errors).toEqual([]);

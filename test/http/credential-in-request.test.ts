@@ -1,41 +1,26 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { generateClientToken } from '../../src/auth/client-token.ts';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import { modelPerDialect } from '../support/test-gateway.ts';
+import { useUpstreamTestBed } from '../support/use-test-bed.ts';
 
 /** spec §5.4, issue 13 §3: a client token is refused wherever it appears outside the headers. */
 describe('client tokens outside the credential headers', () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let token: string;
+  const bed = useUpstreamTestBed({
+    ...modelPerDialect({ anthropic: 'claude', chat: 'gpt' }),
+    credits: 10_000_000,
+  });
   /** Someone else's token, shaped right: refused without any store read. */
   const foreign = generateClientToken().token;
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
-      providers: {
-        anthropic: { kind: 'anthropic', baseUrl: upstream.url },
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
-      },
-      models: [testModel('claude', 'anthropic'), testModel('gpt', 'chat')],
-    });
-    ({ token } = await gateway.createToken({ credits: 10_000_000 }));
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
-  });
   beforeEach(() => {
-    upstream.reset();
-    gateway.logs.length = 0;
+    bed.fake.reset();
+    bed.gateway.logs.length = 0;
   });
 
   const chat = (body: Record<string, unknown>, url = '/v1/chat/completions') =>
-    gateway.app.inject({
+    bed.gateway.app.inject({
       method: 'POST',
       url,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${bed.token}`, 'content-type': 'application/json' },
       payload: JSON.stringify({
         model: 'gpt',
         messages: [{ role: 'user', content: 'hi' }],
@@ -44,9 +29,9 @@ describe('client tokens outside the credential headers', () => {
     });
 
   const expectNoSecretInLogs = (...secrets: string[]) => {
-    expect(gateway.logs.length).toBeGreaterThan(0);
+    expect(bed.gateway.logs.length).toBeGreaterThan(0);
     for (const secret of secrets) {
-      for (const line of gateway.logs) expect(line).not.toContain(secret.slice(3));
+      for (const line of bed.gateway.logs) expect(line).not.toContain(secret.slice(3));
     }
   };
 
@@ -64,7 +49,7 @@ describe('client tokens outside the credential headers', () => {
       `/nowhere/${foreign}`,
     ];
     for (const url of urls) {
-      const response = await gateway.app.inject({ method: 'GET', url });
+      const response = await bed.gateway.app.inject({ method: 'GET', url });
       expect(response.statusCode, url).toBe(400);
       expect(response.json().error.code, url).toBe('credential_in_query');
     }
@@ -72,7 +57,7 @@ describe('client tokens outside the credential headers', () => {
   });
 
   it('answers in the route family shape, before authentication or body parsing', async () => {
-    const response = await gateway.app.inject({
+    const response = await bed.gateway.app.inject({
       method: 'POST',
       url: `/v1/messages?beta=${foreign}`,
       headers: { 'x-api-key': 'sy_not-even-a-token', 'content-type': 'application/json' },
@@ -89,7 +74,7 @@ describe('client tokens outside the credential headers', () => {
   it('still serves URLs with near misses: wrong checksum, other prefixes, snake_case', async () => {
     const mistyped = foreign.slice(0, -1) + (foreign.at(-1) === 'A' ? 'B' : 'A');
     for (const url of [`/v1/models?after_id=${mistyped}`, '/v1/models?my_param=busy_day']) {
-      const response = await gateway.app.inject({ method: 'GET', url });
+      const response = await bed.gateway.app.inject({ method: 'GET', url });
       expect(response.statusCode, url).toBe(200);
     }
     // A mistyped token is not refused, but it is still kept out of the logs.
@@ -102,17 +87,17 @@ describe('client tokens outside the credential headers', () => {
       { user: `key ${foreign}` },
       { messages: [{ role: 'user', content: `here is my key: ${foreign}` }] },
       { metadata: { nested: [{ [foreign]: true }] } },
-      { messages: [{ role: 'user', content: `the caller's own one: ${token}` }] },
+      { messages: [{ role: 'user', content: `the caller's own one: ${bed.token}` }] },
     ];
     for (const body of bodies) {
       const response = await chat(body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error.code).toBe('credential_in_body');
     }
-    const messages = await gateway.app.inject({
+    const messages = await bed.gateway.app.inject({
       method: 'POST',
       url: '/v1/messages',
-      headers: { 'x-api-key': token, 'content-type': 'application/json' },
+      headers: { 'x-api-key': bed.token, 'content-type': 'application/json' },
       payload: JSON.stringify({
         model: 'claude',
         max_tokens: 10,
@@ -124,14 +109,14 @@ describe('client tokens outside the credential headers', () => {
       type: 'error',
       error: { type: 'invalid_request_error' },
     });
-    expect(upstream.requests).toHaveLength(0);
-    expectNoSecretInLogs(foreign, token);
+    expect(bed.fake.requests).toHaveLength(0);
+    expectNoSecretInLogs(foreign, bed.token);
   });
 
   it('forwards bodies that only look a little like a token', async () => {
     const mistyped = foreign.slice(0, -1) + (foreign.at(-1) === 'A' ? 'B' : 'A');
     const response = await chat({ user: `sy_ busy_day ${mistyped}` });
     expect(response.statusCode).toBe(200);
-    expect(upstream.requests).toHaveLength(1);
+    expect(bed.fake.requests).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { maximumJsonDepth } from '../../src/shared/find-deep-json-path.ts';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import { modelPerDialect } from '../support/test-gateway.ts';
+import { useUpstreamTestBed } from '../support/use-test-bed.ts';
 
 /**
  * The text of a JSON schema whose `properties.a` nests `levels` times: 2 × levels + 1 objects
@@ -13,36 +13,21 @@ function deepSchema(levels: number): string {
 
 /** issue 13 §2: deep nesting is refused at the edge with 400, never a RangeError and 500. */
 describe('JSON nesting depth limit', () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let token: string;
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
-      providers: {
-        anthropic: { kind: 'anthropic', baseUrl: upstream.url },
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
-      },
-      models: [testModel('claude', 'anthropic'), testModel('gpt', 'chat')],
-    });
-    ({ token } = await gateway.createToken({ credits: 10_000_000 }));
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
+  const bed = useUpstreamTestBed({
+    ...modelPerDialect({ anthropic: 'claude', chat: 'gpt' }),
+    credits: 10_000_000,
   });
   beforeEach(() => {
-    upstream.reset();
-    gateway.logs.length = 0;
+    bed.fake.reset();
+    bed.gateway.logs.length = 0;
   });
 
   /** `body` with the `"DEEP"` placeholder replaced by a schema `levels` deep. */
   const post = (url: string, body: unknown, levels: number) =>
-    gateway.app.inject({
+    bed.gateway.app.inject({
       method: 'POST',
       url,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${bed.token}`, 'content-type': 'application/json' },
       payload: JSON.stringify(body).replace('"DEEP"', deepSchema(levels)),
     });
   // The schema starts at depth 5: body, tools, 0, function, parameters.
@@ -93,9 +78,9 @@ describe('JSON nesting depth limit', () => {
         /at body\.(tools\.0\.function\.parameters|messages\.1\.content\.0\.input)\.properties\.a\.properties/,
       );
     }
-    expect(upstream.requests).toHaveLength(0);
+    expect(bed.fake.requests).toHaveLength(0);
     // Level 50 is pino's error level: a client's mistake is not a gateway failure.
-    for (const line of gateway.logs) expect(JSON.parse(line).level).toBeLessThan(50);
+    for (const line of bed.gateway.logs) expect(JSON.parse(line).level).toBeLessThan(50);
   });
 
   it('uses shape B on the message-style routes and names the offending field in shape A', async () => {
@@ -115,8 +100,8 @@ describe('JSON nesting depth limit', () => {
       expect((await chatWithTool(model, 61)).statusCode, model).toBe(200);
       expect((await messagesWithToolUse(model, 61)).statusCode, model).toBe(200);
     }
-    expect(upstream.requests).toHaveLength(4);
+    expect(bed.fake.requests).toHaveLength(4);
     expect((await messagesWithToolUse('gpt', 62)).statusCode).toBe(400);
-    expect(upstream.requests).toHaveLength(4);
+    expect(bed.fake.requests).toHaveLength(4);
   });
 });
