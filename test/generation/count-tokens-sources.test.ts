@@ -1,8 +1,8 @@
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { testModel } from '../support/test-gateway.ts';
+import { useUpstreamTestBed } from '../support/use-test-bed.ts';
 
 // Words the two encodings split differently, so the chosen one is visible in the count.
 const question = 'Wie viele Tokens hat diese Frage? 你好，世界';
@@ -23,57 +23,44 @@ function framed(count: (text: string) => number, texts: string[]): number {
  * answer says which in `x-switchyard-token-count-source`.
  */
 describe('POST /v1/messages/count_tokens by counting source', () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let token: string;
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
-      providers: {
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
-        vllm: { kind: 'openai-chat', baseUrl: upstream.url, tokenizePath: '/tokenize' },
-        countingChat: { kind: 'openai-chat', baseUrl: upstream.url, countInputTokens: true },
-      },
-      models: [
-        testModel('gpt-4o-route', 'chat', {
-          deployments: [{ provider: 'chat', upstreamModel: 'gpt-4o-2024-08-06' }],
-        }),
-        testModel('gpt-4-route', 'chat', {
-          deployments: [{ provider: 'chat', upstreamModel: 'gpt-4-0613' }],
-        }),
-        testModel('configured-route', 'chat', {
-          deployments: [
-            { provider: 'chat', upstreamModel: 'house-model', tokenizer: 'cl100k_base' },
-          ],
-        }),
-        testModel('switched-off-route', 'chat', {
-          deployments: [{ provider: 'chat', upstreamModel: 'gpt-4o', tokenizer: 'none' }],
-        }),
-        testModel('llama-route', 'chat', {
-          deployments: [{ provider: 'chat', upstreamModel: 'meta-llama/Llama-3.1-8B-Instruct' }],
-        }),
-        testModel('vllm-route', 'vllm', {
-          deployments: [{ provider: 'vllm', upstreamModel: 'Qwen/Qwen3-8B' }],
-        }),
-        testModel('counting-route', 'countingChat', {
-          deployments: [{ provider: 'countingChat', upstreamModel: 'gpt-4o' }],
-        }),
-      ],
-    });
-    ({ token } = await gateway.createToken({ credits: 100_000_000 }));
+  const bed = useUpstreamTestBed({
+    providers: {
+      chat: { kind: 'openai-chat' },
+      vllm: { kind: 'openai-chat', tokenizePath: '/tokenize' },
+      countingChat: { kind: 'openai-chat', countInputTokens: true },
+    },
+    models: [
+      testModel('gpt-4o-route', 'chat', {
+        deployments: [{ provider: 'chat', upstreamModel: 'gpt-4o-2024-08-06' }],
+      }),
+      testModel('gpt-4-route', 'chat', {
+        deployments: [{ provider: 'chat', upstreamModel: 'gpt-4-0613' }],
+      }),
+      testModel('configured-route', 'chat', {
+        deployments: [{ provider: 'chat', upstreamModel: 'house-model', tokenizer: 'cl100k_base' }],
+      }),
+      testModel('switched-off-route', 'chat', {
+        deployments: [{ provider: 'chat', upstreamModel: 'gpt-4o', tokenizer: 'none' }],
+      }),
+      testModel('llama-route', 'chat', {
+        deployments: [{ provider: 'chat', upstreamModel: 'meta-llama/Llama-3.1-8B-Instruct' }],
+      }),
+      testModel('vllm-route', 'vllm', {
+        deployments: [{ provider: 'vllm', upstreamModel: 'Qwen/Qwen3-8B' }],
+      }),
+      testModel('counting-route', 'countingChat', {
+        deployments: [{ provider: 'countingChat', upstreamModel: 'gpt-4o' }],
+      }),
+    ],
+    credits: 100_000_000,
   });
-  afterAll(async () => {
-    await gateway?.close();
-    await upstream?.close();
-  });
-  beforeEach(() => upstream.reset());
+  beforeEach(() => bed.fake.reset());
 
   const count = (model: string, extra: Record<string, unknown> = {}) =>
-    gateway.app.inject({
+    bed.gateway.app.inject({
       method: 'POST',
       url: '/v1/messages/count_tokens',
-      headers: { 'x-api-key': token },
+      headers: { 'x-api-key': bed.token },
       payload: { model, messages: [{ role: 'user', content: question }], ...extra },
     });
 
@@ -82,7 +69,7 @@ describe('POST /v1/messages/count_tokens by counting source', () => {
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ input_tokens: framed(countO200k, [question]) });
     expect(response.headers['x-switchyard-token-count-source']).toBe('local:o200k_base');
-    expect(upstream.requests).toHaveLength(0);
+    expect(bed.fake.requests).toHaveLength(0);
   });
 
   it('counts with cl100k_base for gpt-4, and with the encoding the configuration names', async () => {
@@ -127,12 +114,12 @@ describe('POST /v1/messages/count_tokens by counting source', () => {
   });
 
   it("asks the upstream's tokenize route with the chat messages the model would see", async () => {
-    upstream.enqueueTokenCount({ inputTokens: 31 });
+    bed.fake.enqueueTokenCount({ inputTokens: 31 });
     const response = await count('vllm-route', { tools: [readTool] });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ input_tokens: 31 });
     expect(response.headers['x-switchyard-token-count-source']).toBe('upstream-tokenize');
-    const [tokenize] = upstream.requests;
+    const [tokenize] = bed.fake.requests;
     expect(tokenize?.path).toBe('/tokenize');
     expect(tokenize?.body).toEqual({
       model: 'Qwen/Qwen3-8B',
@@ -152,18 +139,18 @@ describe('POST /v1/messages/count_tokens by counting source', () => {
   });
 
   it('maps a failing tokenize route to an upstream error, never a made-up count', async () => {
-    upstream.enqueueTokenCount({ status: 500 });
+    bed.fake.enqueueTokenCount({ status: 500 });
     const response = await count('vllm-route');
     expect(response.statusCode).toBeGreaterThanOrEqual(500);
     expect(response.json().error).toBeDefined();
   });
 
   it("prefers the upstream's own counting endpoint where it has one", async () => {
-    upstream.enqueueTokenCount({ inputTokens: 44 });
+    bed.fake.enqueueTokenCount({ inputTokens: 44 });
     const response = await count('counting-route');
     expect(response.json()).toEqual({ input_tokens: 44 });
     expect(response.headers['x-switchyard-token-count-source']).toBe('upstream');
-    expect(upstream.requests.map((request) => request.path)).toEqual([
+    expect(bed.fake.requests.map((request) => request.path)).toEqual([
       '/v1/responses/input_tokens',
     ]);
   });
@@ -175,7 +162,7 @@ describe('POST /v1/messages/count_tokens by counting source', () => {
     const response = await count(model);
     expect(response.statusCode).toBe(400);
     expect(response.json().error.message).toMatch(/no counting endpoint and no known tokenizer/);
-    expect(upstream.requests).toHaveLength(0);
+    expect(bed.fake.requests).toHaveLength(0);
   });
 
   it('refuses what the route cannot represent rather than count it', async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import { modelPerDialect } from '../support/test-gateway.ts';
+import { useUpstreamTestBed } from '../support/use-test-bed.ts';
 
 /**
  * Issue 12 §1 and docs/decisions/0015: the upstream is never asked for more output than the
@@ -49,43 +49,29 @@ const upstreamLimitField = {
 const providers = ['anthropic', 'chat', 'responses'] as const;
 
 describe('the output limit sent upstream (docs/decisions/0015)', () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
-      providers: {
-        anthropic: { kind: 'anthropic', baseUrl: upstream.url },
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
-        responses: { kind: 'openai-responses', baseUrl: upstream.url },
-      },
-      models: providers.map((provider) =>
-        testModel(`via-${provider}`, provider, { maxOutputTokens: modelLimit }),
-      ),
-    });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await upstream.close();
-  });
-  beforeEach(() => upstream.reset());
+  const bed = useUpstreamTestBed(
+    modelPerDialect(
+      { anthropic: 'via-anthropic', chat: 'via-chat', responses: 'via-responses' },
+      { maxOutputTokens: modelLimit },
+    ),
+  );
+  beforeEach(() => bed.fake.reset());
 
   const send = (token: string, url: string, payload: object) =>
-    gateway.app.inject({ method: 'POST', url, headers: { 'x-api-key': token }, payload });
+    bed.gateway.app.inject({ method: 'POST', url, headers: { 'x-api-key': token }, payload });
 
   for (const [surfaceName, surface] of Object.entries(surfaces)) {
     for (const provider of providers) {
       const route = `${surfaceName} → ${provider}`;
       it(`${route}: a limit above the model's is lowered to it`, async () => {
-        const { token } = await gateway.createToken({ credits: 10_000_000 });
+        const { token } = await bed.gateway.createToken({ credits: 10_000_000 });
         const response = await send(
           token,
           surface.url,
           surface.body(`via-${provider}`, surface.asked),
         );
         expect(response.statusCode, response.body).toBe(200);
-        const sent = upstream.requests[0]?.body as Record<string, unknown>;
+        const sent = bed.fake.requests[0]?.body as Record<string, unknown>;
         // chat → chat keeps the field the client used; every other route has one name.
         const field =
           surfaceName === 'chat' && provider === 'chat'
@@ -97,39 +83,39 @@ describe('the output limit sent upstream (docs/decisions/0015)', () => {
   }
 
   it('chat → chat: a request without a limit is sent the one the hold was sized for', async () => {
-    const { token } = await gateway.createToken({ credits: 10_000_000 });
+    const { token } = await bed.gateway.createToken({ credits: 10_000_000 });
     const response = await send(token, surfaces.chat.url, surfaces.chat.body('via-chat', {}));
     expect(response.statusCode).toBe(200);
-    expect(upstream.requests[0]?.body).toMatchObject({ max_completion_tokens: modelLimit });
+    expect(bed.fake.requests[0]?.body).toMatchObject({ max_completion_tokens: modelLimit });
   });
 
   it('keeps a limit below the model limit exactly as the client sent it', async () => {
-    const { token } = await gateway.createToken({ credits: 10_000_000 });
+    const { token } = await bed.gateway.createToken({ credits: 10_000_000 });
     await send(
       token,
       surfaces.messages.url,
       surfaces.messages.body('via-anthropic', { max_tokens: 50 }),
     );
-    expect(upstream.requests[0]?.body).toMatchObject({ max_tokens: 50 });
+    expect(bed.fake.requests[0]?.body).toMatchObject({ max_tokens: 50 });
   });
 
   it('never charges more than the hold and the balance cover when the upstream reports more', async () => {
     // The hold for 10 output tokens is well under 1 credit; the upstream claims a million.
     const credits = 1_000_000;
-    const { token, accountId } = await gateway.createToken({ credits });
-    upstream.enqueue({ output: [{ text: 'hi' }], usage: { input: 5, output: 1_000_000 } });
+    const { token, accountId } = await bed.gateway.createToken({ credits });
+    bed.fake.enqueue({ output: [{ text: 'hi' }], usage: { input: 5, output: 1_000_000 } });
     const response = await send(
       token,
       surfaces.messages.url,
       surfaces.messages.body('via-anthropic', { max_tokens: 10 }),
     );
     expect(response.statusCode).toBe(200);
-    const balance = await gateway.store.ledger.getBalance(accountId);
+    const balance = await bed.gateway.store.ledger.getBalance(accountId);
     expect(balance).toEqual({ balance: 0, held: 0, available: 0 });
-    const [record] = await gateway.store.usage.listUsage(accountId, 1);
+    const [record] = await bed.gateway.store.usage.listUsage(accountId, 1);
     expect(record).toMatchObject({ cost: credits, outputTokens: 1_000_000 });
     expect(record?.shortfall).toBe(5 * 3 + 1_000_000 * 15 - credits);
-    const metrics = await gateway.app.inject({ method: 'GET', url: '/metrics' });
+    const metrics = await bed.gateway.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toMatch(
       /switchyard_settlement_shortfall_micro_credits_total\{model="via-anthropic"\} 14000015/,
     );

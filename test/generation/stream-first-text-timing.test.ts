@@ -1,8 +1,7 @@
 import { request } from 'undici';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { testModel, upstreamKinds } from '../support/test-gateway.ts';
+import { useUpstreamTestBed } from '../support/use-test-bed.ts';
 
 type Dialect = 'anthropic' | 'chat' | 'responses';
 
@@ -71,35 +70,22 @@ async function timeStream(
  * answer must arrive spread out as written, not at once at the end.
  */
 describe('time to first text of /v1/messages streams, per upstream dialect', () => {
-  let upstream: FakeUpstream;
-  let gateway: TestGateway;
-  let origin: string;
-  let token: string;
-
-  beforeAll(async () => {
-    upstream = await startFakeUpstream();
-    gateway = await startTestGateway({
-      providers: {
-        anthropic: { kind: 'anthropic', baseUrl: upstream.url },
-        chat: { kind: 'openai-chat', baseUrl: upstream.url },
-        responses: { kind: 'openai-responses', baseUrl: upstream.url },
-      },
-      models: [
-        testModel('timed-anthropic', 'anthropic'),
-        // An OpenAI family name: the prompt is counted with o200k_base before the first text.
-        testModel('timed-chat', 'chat', {
-          deployments: [{ provider: 'chat', upstreamModel: 'gpt-4.1-mini' }],
-        }),
-        testModel('timed-responses', 'responses'),
-      ],
-    });
-    await gateway.app.listen({ host: '127.0.0.1', port: 0 });
-    origin = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
-    ({ token } = await gateway.createToken({ credits: 100_000_000 }));
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await upstream?.close();
+  const bed = useUpstreamTestBed({
+    providers: {
+      anthropic: { kind: upstreamKinds.anthropic },
+      chat: { kind: upstreamKinds.chat },
+      responses: { kind: upstreamKinds.responses },
+    },
+    models: [
+      testModel('timed-anthropic', 'anthropic'),
+      // An OpenAI family name: the prompt is counted with o200k_base before the first text.
+      testModel('timed-chat', 'chat', {
+        deployments: [{ provider: 'chat', upstreamModel: 'gpt-4.1-mini' }],
+      }),
+      testModel('timed-responses', 'responses'),
+    ],
+    listen: true,
+    credits: 100_000_000,
   });
 
   const prompt = 'Tell me about streams.';
@@ -129,16 +115,16 @@ describe('time to first text of /v1/messages streams, per upstream dialect', () 
       // one round can stall, so the lag is the smaller of the two measured rounds.
       const lags: number[] = [];
       for (let round = 0; round < 3; round += 1) {
-        upstream.enqueue(reply, reply);
+        bed.fake.enqueue(reply, reply);
         const upstreamTiming = await timeStream(
-          `${upstream.url}${direct[dialect].path}`,
+          `${bed.fake.url}${direct[dialect].path}`,
           {},
           direct[dialect].body,
           dialect,
         );
         const gatewayTiming = await timeStream(
-          `${origin}/v1/messages`,
-          { 'x-api-key': token },
+          `${bed.origin}/v1/messages`,
+          { 'x-api-key': bed.token },
           {
             model: `timed-${dialect}`,
             max_tokens: 100,
