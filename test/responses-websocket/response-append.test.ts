@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   startWebSocketTestBed,
   turn,
   wsModels,
   type ServerEvent,
-  type WebSocketTestBed,
 } from './responses-websocket-test-bed.ts';
+import { useTestBed } from '../support/use-test-bed.ts';
 
 const types = (events: ServerEvent[]) => events.map((event) => event.type);
 const responseOf = (events: ServerEvent[]) =>
@@ -33,14 +33,7 @@ function conversationOf(body: Record<string, unknown>): Array<[string, string[]]
  * the connection's last response with the same parameters, on every upstream dialect.
  */
 describe('response.append on the responses WebSocket', () => {
-  let bed: WebSocketTestBed;
-
-  beforeAll(async () => {
-    bed = await startWebSocketTestBed();
-  });
-  afterAll(async () => {
-    await bed.close();
-  });
+  const bed = useTestBed(startWebSocketTestBed);
   beforeEach(() => bed.fake.reset());
 
   for (const [dialect, model] of Object.entries(wsModels)) {

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   startWebSocketTestBed,
   turn,
@@ -7,6 +7,7 @@ import {
   type ServerEvent,
   type WebSocketTestBed,
 } from './responses-websocket-test-bed.ts';
+import { useTestBed } from '../support/use-test-bed.ts';
 
 /** Polls until `check` passes or two seconds went by. */
 async function eventually(check: () => Promise<void> | void): Promise<void> {
@@ -53,14 +54,7 @@ const responseOf = (events: ServerEvent[]) =>
     .response;
 
 describe('responses over WebSocket (spec §4.13) with the openai SDK client', () => {
-  let bed: WebSocketTestBed;
-
-  beforeAll(async () => {
-    bed = await startWebSocketTestBed();
-  });
-  afterAll(async () => {
-    await bed.close();
-  });
+  const bed = useTestBed(startWebSocketTestBed);
   beforeEach(() => bed.fake.reset());
 
   for (const [label, model] of [

@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  startWebSocketTestBed,
-  turn,
-  wsModels,
-  type WebSocketTestBed,
-} from './responses-websocket-test-bed.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { startWebSocketTestBed, turn, wsModels } from './responses-websocket-test-bed.ts';
+import { useTestBed } from '../support/use-test-bed.ts';
 
 type LogLine = Record<string, unknown> & { msg?: string; requestId?: string };
 
@@ -26,14 +22,7 @@ async function eventually<T>(check: () => T | Promise<T>): Promise<T> {
  * metrics as an HTTP request (issue 14 §7): status, model, tokens, cost, duration, request id.
  */
 describe('a responses WebSocket turn is logged and counted like an HTTP request', () => {
-  let bed: WebSocketTestBed;
-
-  beforeAll(async () => {
-    bed = await startWebSocketTestBed();
-  });
-  afterAll(async () => {
-    await bed.close();
-  });
+  const bed = useTestBed(startWebSocketTestBed);
   beforeEach(() => bed.fake.reset());
 
   const completionLines = (): LogLine[] =>
