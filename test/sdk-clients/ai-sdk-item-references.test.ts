@@ -1,7 +1,8 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from 'ai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sdkModels, startSdkTestBed, weatherSchema, type SdkTestBed } from './sdk-test-setup.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { sdkModels, startSdkTestBed, weatherSchema } from './sdk-test-setup.ts';
+import { useTestBed } from '../support/use-test-bed.ts';
 
 /**
  * Issue 14 §3: `@ai-sdk/openai`'s responses model with its default settings (`store` left to the
@@ -12,14 +13,7 @@ import { sdkModels, startSdkTestBed, weatherSchema, type SdkTestBed } from './sd
 const weatherCall = { id: 'call_ref_1', name: 'get_weather', arguments: '{"city":"Oslo"}' };
 
 describe('@ai-sdk/openai responses model with default settings', () => {
-  let bed: SdkTestBed;
-
-  beforeAll(async () => {
-    bed = await startSdkTestBed();
-  });
-  afterAll(async () => {
-    await bed.close();
-  });
+  const bed = useTestBed(startSdkTestBed);
   /** The bodies the SDK sent to the gateway. */
   const sent: string[] = [];
   beforeEach(() => {

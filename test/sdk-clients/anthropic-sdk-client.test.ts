@@ -1,13 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   expectUpstreamCredential,
   onlyGenerationRequest,
   sdkModels,
   startSdkTestBed,
   weatherSchema,
-  type SdkTestBed,
 } from './sdk-test-setup.ts';
+import { useTestBed } from '../support/use-test-bed.ts';
 
 const weatherTool: Anthropic.Tool = {
   name: 'get_weather',
@@ -23,15 +23,11 @@ function upstreamToolSchema(body: unknown): unknown {
 }
 
 describe('@anthropic-ai/sdk against a listening gateway', () => {
-  let bed: SdkTestBed;
+  const bed = useTestBed(startSdkTestBed);
   let client: Anthropic;
 
-  beforeAll(async () => {
-    bed = await startSdkTestBed();
+  beforeAll(() => {
     client = new Anthropic({ baseURL: bed.origin, apiKey: bed.token, maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await bed.close();
   });
   beforeEach(() => bed.fake.reset());
 

@@ -4,8 +4,9 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sdkModels, startSdkTestBed, weatherSchema, type SdkTestBed } from './sdk-test-setup.ts';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sdkModels, startSdkTestBed, weatherSchema } from './sdk-test-setup.ts';
+import { useTestBed } from '../support/use-test-bed.ts';
 
 /**
  * Issue 14 §2: a tool loop driven by the openai SDK's stream helpers replays their output as the
@@ -29,15 +30,11 @@ const chatTool: ChatCompletionTool = {
 };
 
 describe('openai SDK stream helpers replaying their own output', () => {
-  let bed: SdkTestBed;
+  const bed = useTestBed(startSdkTestBed);
   let client: OpenAI;
 
-  beforeAll(async () => {
-    bed = await startSdkTestBed();
+  beforeAll(() => {
     client = new OpenAI({ baseURL: `${bed.origin}/v1`, apiKey: bed.token, maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await bed.close();
   });
   beforeEach(() => bed.fake.reset());
 

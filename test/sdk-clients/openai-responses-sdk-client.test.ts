@@ -1,14 +1,14 @@
 import OpenAI from 'openai';
 import type { Response } from 'openai/resources/responses/responses';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   expectUpstreamCredential,
   onlyGenerationRequest,
   sdkModels,
   startSdkTestBed,
   weatherSchema,
-  type SdkTestBed,
 } from './sdk-test-setup.ts';
+import { useTestBed } from '../support/use-test-bed.ts';
 
 const weatherTool = {
   type: 'function' as const,
@@ -37,15 +37,11 @@ function functionCallsOf(response: Response) {
 }
 
 describe('openai SDK responses against a listening gateway', () => {
-  let bed: SdkTestBed;
+  const bed = useTestBed(startSdkTestBed);
   let client: OpenAI;
 
-  beforeAll(async () => {
-    bed = await startSdkTestBed();
+  beforeAll(() => {
     client = new OpenAI({ baseURL: `${bed.origin}/v1`, apiKey: bed.token, maxRetries: 0 });
-  });
-  afterAll(async () => {
-    await bed.close();
   });
   beforeEach(() => bed.fake.reset());
 

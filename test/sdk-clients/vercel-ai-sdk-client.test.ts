@@ -1,7 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, streamText, tool, type LanguageModel } from 'ai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   expectUpstreamCredential,
   onlyGenerationRequest,
@@ -10,6 +10,7 @@ import {
   weatherSchema,
   type SdkTestBed,
 } from './sdk-test-setup.ts';
+import { useTestBed } from '../support/use-test-bed.ts';
 
 const tools = {
   get_weather: tool({
@@ -66,14 +67,7 @@ const clients: { client: string; factory: ModelFactory; backings: Backing[] }[] 
 ];
 
 describe('Vercel AI SDK against a listening gateway', () => {
-  let bed: SdkTestBed;
-
-  beforeAll(async () => {
-    bed = await startSdkTestBed();
-  });
-  afterAll(async () => {
-    await bed.close();
-  });
+  const bed = useTestBed(startSdkTestBed);
   beforeEach(() => bed.fake.reset());
 
   for (const { client, factory, backings } of clients) {
