@@ -1,12 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
 
-import {
-  startFakeUpstream,
-  type FakeReply,
-  type FakeUpstream,
-  type RecordedRequest,
+import type {
+  FakeReply,
+  FakeUpstream,
+  RecordedRequest,
 } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import { startUpstreamTestBed, testModel, type TestGateway } from '../support/test-gateway.ts';
 
 export const evaluationModelId = 'switchyard-evaluator-1';
 export const evaluationUrl = '/v4/ai/evaluation-model';
@@ -26,25 +25,14 @@ export async function startEvaluationBed(
     model?: Record<string, unknown>;
   } = {},
 ): Promise<EvaluationBed> {
-  const upstream = await startFakeUpstream();
   const clock = { now: Date.now() };
-  const gateway = await startTestGateway(
-    {
-      providers: { judge: { kind: options.kind ?? 'anthropic', baseUrl: upstream.url } },
-      models: [testModel('judge-model', 'judge', options.model ?? {})],
-      evaluation: { modelId: evaluationModelId, judgeModel: 'judge-model' },
-    },
-    { now: () => clock.now },
-  );
-  return {
-    upstream,
-    gateway,
-    clock,
-    async close() {
-      await gateway.close();
-      await upstream.close();
-    },
-  };
+  const bed = await startUpstreamTestBed({
+    providers: { judge: { kind: options.kind ?? 'anthropic' } },
+    models: [testModel('judge-model', 'judge', options.model ?? {})],
+    config: { evaluation: { modelId: evaluationModelId, judgeModel: 'judge-model' } },
+    now: () => clock.now,
+  });
+  return { upstream: bed.fake, gateway: bed.gateway, clock, close: bed.close };
 }
 
 export function evaluationHeaders(

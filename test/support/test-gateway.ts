@@ -152,6 +152,8 @@ export interface UpstreamTestBedOptions {
   listen?: boolean;
   /** Credits of the bed's client token. */
   credits?: number;
+  /** The clock the gateway reads, for suites that move time. */
+  now?: () => number;
 }
 
 export interface UpstreamTestBed {
@@ -192,7 +194,10 @@ export async function startUpstreamTestBed(
       ),
       models: options.models,
     },
-    { env: upstreamKey !== undefined ? { [upstreamKeyEnv]: upstreamKey } : {} },
+    {
+      env: upstreamKey !== undefined ? { [upstreamKeyEnv]: upstreamKey } : {},
+      ...(options.now !== undefined ? { now: options.now } : {}),
+    },
   );
   let origin = '';
   if (options.listen === true) {
