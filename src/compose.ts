@@ -22,6 +22,7 @@ import type { Config } from './config/config-schema.ts';
 import { readAdminToken } from './config/load-config.ts';
 import { composeEvaluation } from './features/evaluation/compose-evaluation.ts';
 import type { GatewayFeature } from './features/gateway-feature.ts';
+import { composeSearch } from './features/search/compose-search.ts';
 import type { BlobStore } from './features/storage/blob-store.ts';
 import { composeStorage } from './features/storage/compose-storage.ts';
 import type { StorageService } from './features/storage/storage-service.ts';
@@ -152,6 +153,7 @@ export async function composeGateway(
       idempotency,
       now: parts.now,
     }),
+    composeSearch(parts, idempotency),
     storage,
   ];
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 
+import { SearchConfigSchema } from './search-config-schema.ts';
 import { StorageConfigSchema } from './storage-config-schema.ts';
 
 const Positive = (defaultValue: number, description: string) =>
@@ -265,6 +266,7 @@ export const ConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    search: SearchConfigSchema,
     storage: StorageConfigSchema,
     compaction: Type.Object(
       {

@@ -13,6 +13,8 @@ export interface IdempotentOperation {
    * operation can run, or a slow first request could be run a second time.
    */
   claimMs: number;
+  /** The header the key arrives in, named in errors (default `Idempotency-Key`). */
+  keyHeader?: string;
 }
 
 export interface IdempotentRequest {
@@ -76,7 +78,7 @@ export class IdempotencyService {
       // spec §3, §7: a changed request under a reused key.
       throw new ApiError(
         'idempotency_key_reused',
-        `The Idempotency-Key "${request.key}" was already used with a different request; send a new key for a new request.`,
+        `The ${operation.keyHeader ?? 'Idempotency-Key'} "${request.key}" was already used with a different request; send a new key for a new request.`,
       );
     }
     if (outcome.kind === 'completed') return { answer: outcome.answer, replayed: true };

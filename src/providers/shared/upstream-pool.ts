@@ -14,8 +14,10 @@ export interface UpstreamRequest {
   /** Path relative to the base URL, e.g. `/v1/messages`. */
   path: string;
   headers: Record<string, string>;
+  /** POST unless told; a GET sends no body (search providers that read a query string). */
+  method?: 'GET' | 'POST';
   /** A string is sent as UTF-8; the generation path encodes its bodies itself (utf8-bytes.ts). */
-  body: string | Buffer;
+  body?: string | Buffer;
   signal: AbortSignal | AbortHandle;
 }
 
@@ -71,10 +73,10 @@ export class UpstreamPools {
     }, target.firstByteTimeoutMs);
     try {
       return await pool.request({
-        method: 'POST',
+        method: request.method ?? 'POST',
         path: `${basePath}${request.path}`,
         headers: request.headers,
-        body: request.body,
+        body: request.body ?? null,
         signal: local,
       });
     } catch (error) {
