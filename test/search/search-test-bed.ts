@@ -20,7 +20,12 @@ export function providerKey(index: number): string {
 /** A gateway whose search providers are fakes of the given kinds, tried in that order. */
 export async function startSearchBed(
   kinds: SearchKind[],
-  options: { pricePerRequest?: number; provider?: Record<string, unknown> } = {},
+  options: {
+    pricePerRequest?: number;
+    provider?: Record<string, unknown>;
+    /** Replaces a provider's fake address, e.g. with one nothing listens on. */
+    baseUrls?: Array<string | undefined>;
+  } = {},
 ): Promise<SearchBed> {
   const upstreams = await Promise.all(kinds.map(() => startFakeSearchUpstream()));
   const env: Record<string, string> = {};
@@ -29,7 +34,7 @@ export async function startSearchBed(
     return {
       id: `${kind}-${index}`,
       kind,
-      baseUrl: (upstreams[index] as FakeSearchUpstream).url,
+      baseUrl: options.baseUrls?.[index] ?? (upstreams[index] as FakeSearchUpstream).url,
       apiKeyEnv: `SEARCH_KEY_${index}`,
       ...options.provider,
     };

@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { startFakeSearchUpstream } from './fake-search-upstream.ts';
+import { bearer, postSearch, startSearchBed, type SearchBed } from './search-test-bed.ts';
+
+const credits = 1_000_000;
+const price = 5_000;
+
+describe('POST /v1/search: upstream failures, fallback and money (issue 18)', () => {
+  let bed: SearchBed | undefined;
+  afterEach(async () => {
+    await bed?.close();
+    bed = undefined;
+  });
+
+  const balanceOf = (accountId: string) =>
+    (bed as SearchBed).gateway.store.ledger.getBalance(accountId);
+
+  it('falls back to the next provider on a 5xx and charges the one answer once', async () => {
+    bed = await startSearchBed(['tavily', 'brave']);
+    const { token, accountId } = await bed.gateway.createToken({ credits });
+    bed.upstreams[0]?.replies.push({ status: 500, body: { detail: 'boom' } });
+    const response = await postSearch(bed.gateway, bearer(token), { query: 'q' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().provider).toBe('brave-1');
+    expect(bed.upstreams[0]?.requests).toHaveLength(1);
+    expect(bed.upstreams[1]?.requests).toHaveLength(1);
+    expect(await balanceOf(accountId)).toEqual({
+      balance: credits - price,
+      held: 0,
+      available: credits - price,
+    });
+  });
+
+  it('falls back on a timeout and on a connect failure', async () => {
+    const closed = await startFakeSearchUpstream();
+    const deadUrl = closed.url;
+    await closed.close();
+    bed = await startSearchBed(['tavily', 'searxng'], { provider: { firstByteTimeoutMs: 200 } });
+    const { token } = await bed.gateway.createToken({ credits });
+    bed.upstreams[0]?.replies.push({ delayMs: 1_000, body: {} });
+    const timedOut = await postSearch(bed.gateway, bearer(token), { query: 'q' });
+    expect(timedOut.statusCode).toBe(200);
+    expect(timedOut.json().provider).toBe('searxng-1');
+
+    await bed.close();
+    // The first provider's address answers nothing: its listener was closed.
+    bed = await startSearchBed(['brave', 'tavily'], { baseUrls: [deadUrl] });
+    const { token: second } = await bed.gateway.createToken({ credits });
+    const unreachable = await postSearch(bed.gateway, bearer(second), { query: 'q' });
+    expect(unreachable.statusCode).toBe(200);
+    expect(unreachable.json().provider).toBe('tavily-1');
+    expect(bed.upstreams[0]?.requests).toHaveLength(0);
+  });
+
+  it('answers 502 when every provider fails, releasing the hold', async () => {
+    bed = await startSearchBed(['searxng', 'tavily']);
+    const { token, accountId } = await bed.gateway.createToken({ credits });
+    bed.upstreams[0]?.replies.push({ status: 502, body: {} });
+    bed.upstreams[1]?.replies.push({ destroy: true });
+    const response = await postSearch(bed.gateway, bearer(token), { query: 'q' });
+    expect(response.statusCode).toBe(502);
+    expect(response.json().error.message).toContain('tavily-1');
+    expect(await balanceOf(accountId)).toEqual({ balance: credits, held: 0, available: credits });
+  });
+
+  it('keeps an upstream 429 and its retry-after, without trying the next provider', async () => {
+    bed = await startSearchBed(['brave', 'tavily']);
+    const { token, accountId } = await bed.gateway.createToken({ credits });
+    bed.upstreams[0]?.replies.push({
+      status: 429,
+      headers: { 'retry-after': '7' },
+      body: { type: 'ErrorResponse', error: { code: 'RATE_LIMITED', detail: 'slow down' } },
+    });
+    const response = await postSearch(bed.gateway, bearer(token), { query: 'q' });
+    expect(response.statusCode).toBe(429);
+    expect(response.headers['retry-after']).toBe('7');
+    expect(bed.upstreams[1]?.requests).toHaveLength(0);
+    expect(await balanceOf(accountId)).toEqual({ balance: credits, held: 0, available: credits });
+  });
+
+  it('answers 402 without the balance for the price, before asking any provider', async () => {
+    bed = await startSearchBed(['tavily']);
+    const { token } = await bed.gateway.createToken({ credits: price - 1 });
+    const response = await postSearch(bed.gateway, bearer(token), { query: 'q' });
+    expect(response.statusCode).toBe(402);
+    expect(bed.upstreams[0]?.requests).toHaveLength(0);
+    const { token: enough } = await bed.gateway.createToken({ credits: price });
+    expect((await postSearch(bed.gateway, bearer(enough), { query: 'q' })).statusCode).toBe(200);
+  });
+
+  it('charges nothing and holds nothing when the price is zero', async () => {
+    bed = await startSearchBed(['searxng'], { pricePerRequest: 0 });
+    const { token, accountId } = await bed.gateway.createToken({ credits: 0 });
+    const response = await postSearch(bed.gateway, bearer(token), { query: 'q' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().usage).toEqual({ requests: 1, credits: 0 });
+    expect(await balanceOf(accountId)).toEqual({ balance: 0, held: 0, available: 0 });
+  });
+});
