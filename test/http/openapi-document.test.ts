@@ -9,6 +9,7 @@ describe('GET /openapi.json (spec §9)', () => {
       providers: { up: { kind: 'anthropic', baseUrl: 'http://127.0.0.1:9' } },
       models: [testModel('m', 'up')],
       evaluation: { modelId: 'evaluator', judgeModel: 'm' },
+      search: { providers: [{ id: 'web', kind: 'searxng', baseUrl: 'http://127.0.0.1:9' }] },
     });
   });
   afterAll(async () => gateway.close());
@@ -40,6 +41,7 @@ describe('GET /openapi.json (spec §9)', () => {
         'createResponse',
         'createChatCompletion',
         'createEvaluation',
+        'searchWeb',
         'getStorage',
         'listStorageAssets',
         'downloadStorageAsset',
@@ -74,6 +76,32 @@ describe('GET /openapi.json (spec §9)', () => {
     const response = operation.responses['200'].content['application/json'].schema;
     expect(response.required).toEqual(['answers', 'usage']);
     expect(response.properties.usage.required).toEqual(['inputTokens', 'outputTokens']);
+  });
+
+  it('describes searchWeb with its optional x-request-id, strict request and answer', async () => {
+    const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const operation = document.paths['/v1/search'].post;
+    expect(operation.operationId).toBe('searchWeb');
+    const header = (
+      operation.parameters as Array<{
+        in: string;
+        name: string;
+        required?: boolean;
+        schema: { maxLength: number };
+      }>
+    ).find((parameter) => parameter.in === 'header' && parameter.name === 'x-request-id');
+    expect(header?.required).toBeFalsy();
+    expect(header?.schema.maxLength).toBe(80);
+    const request = operation.requestBody.content['application/json'].schema;
+    expect(request.required).toEqual(['query']);
+    expect(request.additionalProperties).toBe(false);
+    expect(request.properties.query.maxLength).toBe(2000);
+    expect(request.properties.max_results).toMatchObject({ minimum: 1, maximum: 10, default: 8 });
+    expect(request.properties.effort).toMatchObject({ enum: ['basic'], default: 'basic' });
+    const response = operation.responses['200'].content['application/json'].schema;
+    expect(response.required).toEqual(
+      expect.arrayContaining(['query', 'results', 'provider', 'request_id', 'usage']),
+    );
   });
 
   it('describes every storage route of spec §4.12 with its field names', async () => {
