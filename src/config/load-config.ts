@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { ConfigSchema, ProviderConfigSchema, type Config } from './config-schema.ts';
+import { checkSearchConfig } from './check-search-config.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -103,6 +104,7 @@ function checkReferences(config: Config): void {
       problems.push(`evaluation.judgeModel: the model "${judge.id}" has no tools capability`);
     }
   }
+  problems.push(...checkSearchConfig(config.search));
   if (config.store.backend === 'postgres' && config.store.postgresUrl === undefined) {
     problems.push('store.postgresUrl: is required when store.backend is "postgres"');
   }
