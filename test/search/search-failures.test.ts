@@ -53,6 +53,17 @@ describe('POST /v1/search: upstream failures, fallback and money (issue 18)', ()
     expect(bed.upstreams[0]?.requests).toHaveLength(0);
   });
 
+  it('stops reading an answer past 4 MiB and moves to the next provider', async () => {
+    bed = await startSearchBed(['tavily', 'searxng']);
+    const { token } = await bed.gateway.createToken({ credits });
+    bed.upstreams[0]?.replies.push({
+      body: { results: [{ title: 'x'.repeat(5 * 1024 * 1024), url: 'https://a.example' }] },
+    });
+    const response = await postSearch(bed.gateway, bearer(token), { query: 'q' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().provider).toBe('searxng-1');
+  });
+
   it('answers 502 when every provider fails, releasing the hold', async () => {
     bed = await startSearchBed(['searxng', 'tavily']);
     const { token, accountId } = await bed.gateway.createToken({ credits });

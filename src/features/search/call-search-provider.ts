@@ -50,18 +50,14 @@ export async function callSearchProvider(input: {
       next: true,
     };
   }
-  let text: string;
+  let text: string | undefined;
   try {
-    const length = Number(response.headers['content-length'] ?? 0);
-    if (length > ANSWER_BYTES_LIMIT) {
-      await response.body.dump();
-      return unreadable(provider, 'is too large');
-    }
-    text = await response.body.text();
+    text = await readAtMost(response.body, ANSWER_BYTES_LIMIT);
   } catch (error) {
     if (!isTransportFailure(error)) throw error;
     return unreadable(provider, 'broke off');
   }
+  if (text === undefined) return unreadable(provider, 'is too large');
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const failure = mapUpstreamStatus(response.statusCode, response.headers, text, input.now());
     // spec §7: an upstream 429 stays a 429 with its retry-after; another provider is not tried,
@@ -81,6 +77,24 @@ export async function callSearchProvider(input: {
   const results = adapter.readResults(body, parameters);
   if (results === undefined) return unreadable(provider, 'is not a search answer');
   return { ok: true, results };
+}
+
+/** The body as UTF-8, or undefined once it passes `limit` bytes (the rest is not read). */
+async function readAtMost(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function unreadable(provider: SearchProviderConfig, why: string): ProviderOutcome {
