@@ -100,6 +100,20 @@ describe('POST /v1/search: upstream failures, fallback and money (issue 18)', ()
     expect((await postSearch(bed.gateway, bearer(enough), { query: 'q' })).statusCode).toBe(200);
   });
 
+  it('counts a search against the token’s request limit: 429 with retry-after, no call', async () => {
+    bed = await startSearchBed(['tavily'], {
+      config: { limits: { token: { requestsPerMinute: 1 } } },
+    });
+    const { token, accountId } = await bed.gateway.createToken({ credits });
+    expect((await postSearch(bed.gateway, bearer(token), { query: 'q' })).statusCode).toBe(200);
+    const limited = await postSearch(bed.gateway, bearer(token), { query: 'q' });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error.code).toBe('rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(bed.upstreams[0]?.requests).toHaveLength(1);
+    expect((await balanceOf(accountId)).balance).toBe(credits - price);
+  });
+
   it('charges nothing and holds nothing when the price is zero', async () => {
     bed = await startSearchBed(['searxng'], { pricePerRequest: 0 });
     const { token, accountId } = await bed.gateway.createToken({ credits: 0 });

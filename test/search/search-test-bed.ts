@@ -25,6 +25,8 @@ export async function startSearchBed(
     provider?: Record<string, unknown>;
     /** Replaces a provider's fake address, e.g. with one nothing listens on. */
     baseUrls?: Array<string | undefined>;
+    /** More top-level configuration, e.g. `limits`. */
+    config?: Record<string, unknown>;
   } = {},
 ): Promise<SearchBed> {
   const upstreams = await Promise.all(kinds.map(() => startFakeSearchUpstream()));
@@ -40,7 +42,7 @@ export async function startSearchBed(
     };
   });
   const gateway = await startTestGateway(
-    { search: { providers, pricePerRequest: options.pricePerRequest ?? 0.005 } },
+    { ...options.config, search: { providers, pricePerRequest: options.pricePerRequest ?? 0.005 } },
     { env },
   );
   return {

@@ -31,6 +31,8 @@ export function composeSearch(
     ledger: parts.billing.ledger,
     settlements: parts.billing.settlements,
     holdTtlMs: parts.billing.holdTtlMs,
+    rateLimiter: parts.billing.rateLimiter,
+    limits: parts.billing.limits,
     apiKey: (provider) => readProviderKey(provider.apiKeyEnv, parts.env),
     now: parts.now,
   });

@@ -5,6 +5,8 @@ import { microPerCredit } from '../../billing/micro-credits.ts';
 import type { SettlementOutbox } from '../../billing/settlement-outbox.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import type { SearchConfig, SearchProviderConfig } from '../../config/search-config-schema.ts';
+import type { LimitSet } from '../../config/config-schema.ts';
+import type { RateLimiter, RateLimitLease } from '../../limits/rate-limiter.ts';
 import type { UpstreamPools } from '../../providers/shared/upstream-pool.ts';
 import { randomHex } from '../../shared/random-hex.ts';
 import { braveAdapter } from './brave-adapter.ts';
@@ -25,6 +27,9 @@ export interface SearchDependencies {
   ledger: CreditLedger;
   settlements: SettlementOutbox;
   holdTtlMs: number;
+  rateLimiter: RateLimiter;
+  /** The request limits every paid route shares (configuration `limits`). */
+  limits: { token?: LimitSet; account?: LimitSet };
   /** The configured key of a search provider, read from its environment variable. */
   apiKey(provider: SearchProviderConfig): string | undefined;
   now(): number;
@@ -52,16 +57,47 @@ export class SearchService {
 
   async search(input: SearchInput): Promise<SearchAnswer> {
     const startedAt = this.#dependencies.now();
-    const holdId = await this.#hold(input.principal);
-    let answer: SearchAnswer;
+    const lease = await this.#admit(input.principal);
     try {
-      answer = await this.#ask(input);
-    } catch (error) {
-      if (holdId !== undefined) await this.#dependencies.ledger.releaseHold(holdId);
-      throw error;
+      const holdId = await this.#hold(input.principal);
+      let answer: SearchAnswer;
+      try {
+        answer = await this.#ask(input);
+      } catch (error) {
+        if (holdId !== undefined) await this.#dependencies.ledger.releaseHold(holdId);
+        throw error;
+      }
+      if (holdId !== undefined) await this.#settle(input, holdId, answer.provider, startedAt);
+      return answer;
+    } finally {
+      if (lease !== undefined) {
+        await this.#dependencies.rateLimiter.release(lease, {
+          actualTokens: 0,
+          now: this.#dependencies.now(),
+        });
+      }
     }
-    if (holdId !== undefined) await this.#settle(input, holdId, answer.provider, startedAt);
-    return answer;
+  }
+
+  /**
+   * The token's and the account's request limits apply to searches as to every paid route: a
+   * search counts as a request and a concurrent call, and uses no tokens.
+   */
+  async #admit(principal: Principal): Promise<RateLimitLease | undefined> {
+    const { limits, rateLimiter, now } = this.#dependencies;
+    const scopes = [
+      ...(limits.token ? [{ key: `token:${principal.apiKey.id}`, ...limits.token }] : []),
+      ...(limits.account ? [{ key: `account:${principal.account.id}`, ...limits.account }] : []),
+    ];
+    if (scopes.length === 0) return undefined;
+    const decision = await rateLimiter.acquire({ scopes, estimatedTokens: 0, now: now() });
+    if (decision.ok) return decision.lease;
+    const subject = decision.scopeKey.startsWith('token:') ? 'token' : 'account';
+    throw new ApiError(
+      'rate_limited',
+      `Rate limit reached: ${decision.limit} per ${decision.limit === 'concurrency' ? 'moment' : 'minute'} for this ${subject}.`,
+      { retryAfter: decision.retryAfterSeconds },
+    );
   }
 
   async #ask(input: SearchInput): Promise<SearchAnswer> {
