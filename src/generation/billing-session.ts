@@ -9,6 +9,7 @@ import type { Usage } from '../canonical/usage.ts';
 import type { LimitSet } from '../config/config-schema.ts';
 import type { RateLimiter, RateLimitLease } from '../limits/rate-limiter.ts';
 import { randomHex } from '../shared/random-hex.ts';
+import { admitRequest } from './priced-call.ts';
 import type { UsageStore } from './usage-store.ts';
 
 export interface BillingDependencies {
@@ -125,29 +126,11 @@ export class BillingSession {
   }
 
   async #admit(): Promise<void> {
-    const { limits, rateLimiter, now } = this.#dependencies;
-    const { principal } = this.#start;
-    const scopes = [
-      ...(limits.token ? [{ key: `token:${principal.apiKey.id}`, ...limits.token }] : []),
-      ...(limits.account ? [{ key: `account:${principal.account.id}`, ...limits.account }] : []),
-    ];
-    if (scopes.length === 0) return;
-    const decision = await rateLimiter.acquire({
-      scopes,
-      estimatedTokens: this.#start.estimatedInputTokens + this.#start.maxOutputTokens,
-      now: now(),
-    });
-    if (!decision.ok) {
-      const subject = decision.scopeKey.startsWith('token:') ? 'token' : 'account';
-      throw new ApiError(
-        'rate_limited',
-        `Rate limit reached: ${decision.limit} per ${decision.limit === 'concurrency' ? 'moment' : 'minute'} for this ${subject}.`,
-        {
-          retryAfter: decision.retryAfterSeconds,
-        },
-      );
-    }
-    this.#lease = decision.lease;
+    this.#lease = await admitRequest(
+      this.#dependencies,
+      this.#start.principal,
+      this.#start.estimatedInputTokens + this.#start.maxOutputTokens,
+    );
   }
 
   async #hold(): Promise<void> {

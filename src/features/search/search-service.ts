@@ -1,14 +1,15 @@
 import type { Principal } from '../../auth/authenticator.ts';
-import type { CreditLedger } from '../../billing/credit-ledger.ts';
-import { ledgerEntryId } from '../../billing/ledger-entry-id.ts';
 import { microPerCredit } from '../../billing/micro-credits.ts';
-import type { SettlementOutbox } from '../../billing/settlement-outbox.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import type { SearchConfig, SearchProviderConfig } from '../../config/search-config-schema.ts';
-import type { LimitSet } from '../../config/config-schema.ts';
-import type { RateLimiter, RateLimitLease } from '../../limits/rate-limiter.ts';
+import {
+  admitRequest,
+  holdPrice,
+  releaseAdmission,
+  settlePricedCall,
+  type PricedCallDependencies,
+} from '../../generation/priced-call.ts';
 import type { UpstreamPools } from '../../providers/shared/upstream-pool.ts';
-import { randomHex } from '../../shared/random-hex.ts';
 import { braveAdapter } from './brave-adapter.ts';
 import { callSearchProvider } from './call-search-provider.ts';
 import { searxngAdapter } from './searxng-adapter.ts';
@@ -21,18 +22,11 @@ const adapters: Record<SearchProviderConfig['kind'], SearchAdapter> = {
   searxng: searxngAdapter,
 };
 
-export interface SearchDependencies {
+export interface SearchDependencies extends PricedCallDependencies {
   config: SearchConfig;
   pools: UpstreamPools;
-  ledger: CreditLedger;
-  settlements: SettlementOutbox;
-  holdTtlMs: number;
-  rateLimiter: RateLimiter;
-  /** The request limits every paid route shares (configuration `limits`). */
-  limits: { token?: LimitSet; account?: LimitSet };
   /** The configured key of a search provider, read from its environment variable. */
   apiKey(provider: SearchProviderConfig): string | undefined;
-  now(): number;
 }
 
 export interface SearchInput {
@@ -56,48 +50,40 @@ export class SearchService {
   }
 
   async search(input: SearchInput): Promise<SearchAnswer> {
-    const startedAt = this.#dependencies.now();
-    const lease = await this.#admit(input.principal);
+    const dependencies = this.#dependencies;
+    const startedAt = dependencies.now();
+    const { principal } = input;
+    // The token's and the account's request limits apply as on every paid route: a search counts
+    // as a request and a concurrent call, and uses no tokens.
+    const lease = await admitRequest(dependencies, principal);
     try {
-      const holdId = await this.#hold(input.principal);
+      const holdId = await holdPrice(dependencies, {
+        principal,
+        amount: this.#price,
+        what: 'this search',
+      });
       let answer: SearchAnswer;
       try {
         answer = await this.#ask(input);
       } catch (error) {
-        if (holdId !== undefined) await this.#dependencies.ledger.releaseHold(holdId);
+        if (holdId !== undefined) await dependencies.ledger.releaseHold(holdId);
         throw error;
       }
-      if (holdId !== undefined) await this.#settle(input, holdId, answer.provider, startedAt);
+      await settlePricedCall(dependencies, {
+        principal,
+        holdId,
+        cost: this.#price,
+        reason: `search ${answer.provider}`,
+        requestId: input.requestId,
+        surface: 'search',
+        model: 'search',
+        deployment: answer.provider,
+        startedAt,
+      });
       return answer;
     } finally {
-      if (lease !== undefined) {
-        await this.#dependencies.rateLimiter.release(lease, {
-          actualTokens: 0,
-          now: this.#dependencies.now(),
-        });
-      }
+      await releaseAdmission(dependencies, lease);
     }
-  }
-
-  /**
-   * The token's and the account's request limits apply to searches as to every paid route: a
-   * search counts as a request and a concurrent call, and uses no tokens.
-   */
-  async #admit(principal: Principal): Promise<RateLimitLease | undefined> {
-    const { limits, rateLimiter, now } = this.#dependencies;
-    const scopes = [
-      ...(limits.token ? [{ key: `token:${principal.apiKey.id}`, ...limits.token }] : []),
-      ...(limits.account ? [{ key: `account:${principal.account.id}`, ...limits.account }] : []),
-    ];
-    if (scopes.length === 0) return undefined;
-    const decision = await rateLimiter.acquire({ scopes, estimatedTokens: 0, now: now() });
-    if (decision.ok) return decision.lease;
-    const subject = decision.scopeKey.startsWith('token:') ? 'token' : 'account';
-    throw new ApiError(
-      'rate_limited',
-      `Rate limit reached: ${decision.limit} per ${decision.limit === 'concurrency' ? 'moment' : 'minute'} for this ${subject}.`,
-      { retryAfter: decision.retryAfterSeconds },
-    );
   }
 
   async #ask(input: SearchInput): Promise<SearchAnswer> {
@@ -125,64 +111,5 @@ export class SearchService {
       if (!outcome.next) break;
     }
     throw failure ?? new ApiError('internal', 'No search provider is configured.');
-  }
-
-  /** Reserves the price; 402 when the balance cannot cover it. A free search holds nothing. */
-  async #hold(principal: Principal): Promise<string | undefined> {
-    if (this.#price === 0) return undefined;
-    const { ledger, now, holdTtlMs } = this.#dependencies;
-    const holdId = `hold_${randomHex(16)}`;
-    const placed = await ledger.placeHold({
-      id: holdId,
-      accountId: principal.account.id,
-      amount: this.#price,
-      expiresAt: now() + holdTtlMs,
-    });
-    if (!placed) {
-      const balance = await ledger.getBalance(principal.account.id);
-      throw new ApiError(
-        'insufficient_credits',
-        `The credits balance cannot cover this search: it costs ${(this.#price / microPerCredit).toFixed(6)} credits and ${(Math.max(0, balance.available) / microPerCredit).toFixed(6)} are available. Add credits.`,
-      );
-    }
-    return holdId;
-  }
-
-  /** The charge and its usage record in one write, kept and retried when the store is down. */
-  async #settle(
-    input: SearchInput,
-    holdId: string,
-    provider: string,
-    startedAt: number,
-  ): Promise<void> {
-    const createdAt = this.#dependencies.now();
-    const { principal, requestId } = input;
-    await this.#dependencies.settlements.submit({
-      id: ledgerEntryId(createdAt),
-      holdId,
-      accountId: principal.account.id,
-      cost: this.#price,
-      reason: `search ${provider}`,
-      requestId,
-      createdAt,
-      record: {
-        requestId,
-        accountId: principal.account.id,
-        apiKeyId: principal.apiKey.id,
-        surface: 'search',
-        model: 'search',
-        deployment: provider,
-        inputTokens: 0,
-        inputCacheReadTokens: 0,
-        inputCacheWrite5mTokens: 0,
-        inputCacheWrite1hTokens: 0,
-        outputTokens: 0,
-        reasoningTokens: 0,
-        latencyMs: createdAt - startedAt,
-        outcome: 'ok',
-        status: 200,
-        createdAt,
-      },
-    });
   }
 }

@@ -1,0 +1,162 @@
+import type { Principal } from '../auth/authenticator.ts';
+import type { SettlementResult } from '../billing/credit-ledger.ts';
+import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
+import { microPerCredit } from '../billing/micro-credits.ts';
+import { ApiError } from '../canonical/generation-error.ts';
+import type { RateLimitLease } from '../limits/rate-limiter.ts';
+import { randomHex } from '../shared/random-hex.ts';
+import type { BillingDependencies } from './billing-session.ts';
+import type { UsageRecord } from './usage-store.ts';
+
+/**
+ * The three money steps every paid route shares (DESIGN.md §2 "Money"), for calls priced by
+ * something other than tokens (a search, an image, a second of audio): admission against the
+ * token's and the account's request limits, a hold of the worst-case price with 402 when the
+ * balance cannot cover it, and one settlement (charge and usage record together) through the
+ * outbox. Text generation uses the same admission inside its billing session.
+ */
+export type PricedCallDependencies = Pick<
+  BillingDependencies,
+  'ledger' | 'settlements' | 'rateLimiter' | 'limits' | 'holdTtlMs' | 'now'
+>;
+
+/**
+ * Counts one request against the configured limits; 429 `rate_limited` with `retry-after` when a
+ * limit is reached. Undefined when no limit is configured. Release the lease when the call ends.
+ */
+export async function admitRequest(
+  dependencies: PricedCallDependencies,
+  principal: Principal,
+  estimatedTokens = 0,
+): Promise<RateLimitLease | undefined> {
+  const { limits, rateLimiter, now } = dependencies;
+  const scopes = [
+    ...(limits.token ? [{ key: `token:${principal.apiKey.id}`, ...limits.token }] : []),
+    ...(limits.account ? [{ key: `account:${principal.account.id}`, ...limits.account }] : []),
+  ];
+  if (scopes.length === 0) return undefined;
+  const decision = await rateLimiter.acquire({ scopes, estimatedTokens, now: now() });
+  if (decision.ok) return decision.lease;
+  const subject = decision.scopeKey.startsWith('token:') ? 'token' : 'account';
+  throw new ApiError(
+    'rate_limited',
+    `Rate limit reached: ${decision.limit} per ${decision.limit === 'concurrency' ? 'moment' : 'minute'} for this ${subject}.`,
+    { retryAfter: decision.retryAfterSeconds },
+  );
+}
+
+/** Ends an admitted request's lease (a no-op without one). */
+export async function releaseAdmission(
+  dependencies: PricedCallDependencies,
+  lease: RateLimitLease | undefined,
+  actualTokens = 0,
+): Promise<void> {
+  if (lease === undefined) return;
+  await dependencies.rateLimiter.release(lease, { actualTokens, now: dependencies.now() });
+}
+
+export interface PriceHold {
+  principal: Principal;
+  /** Micro-credits: the most the call may cost. */
+  amount: number;
+  /** What is paid for, as the 402 message names it: "this search", "this image generation". */
+  what: string;
+  /** The hold's own id (a job keeps it across restarts); a fresh one otherwise. */
+  id?: string;
+  /** How long the hold lives when nobody settles or releases it; the configured TTL otherwise. */
+  ttlMs?: number;
+}
+
+/**
+ * Reserves the worst-case price; 402 `insufficient_credits` naming both amounts when the available
+ * balance cannot cover it. A free call holds nothing and answers undefined.
+ */
+export async function holdPrice(
+  dependencies: PricedCallDependencies,
+  hold: PriceHold,
+): Promise<string | undefined> {
+  if (hold.amount === 0) return undefined;
+  const { ledger, now, holdTtlMs } = dependencies;
+  const id = hold.id ?? `hold_${randomHex(16)}`;
+  const placed = await ledger.placeHold({
+    id,
+    accountId: hold.principal.account.id,
+    amount: hold.amount,
+    expiresAt: now() + (hold.ttlMs ?? holdTtlMs),
+  });
+  if (placed) return id;
+  const balance = await ledger.getBalance(hold.principal.account.id);
+  throw new ApiError(
+    'insufficient_credits',
+    `The credits balance cannot cover ${hold.what}: it may cost up to ${formatCredits(hold.amount)} credits and ${formatCredits(Math.max(0, balance.available))} are available. Add credits.`,
+  );
+}
+
+export interface PricedSettlement {
+  principal: Pick<Principal, 'account' | 'apiKey'>;
+  /** The hold to close; undefined for a free call (nothing is written then). */
+  holdId: string | undefined;
+  /** Micro-credits the call costs. */
+  cost: number;
+  /** The ledger entry's reason, e.g. `search tavily`. */
+  reason: string;
+  requestId: string;
+  surface: string;
+  model: string;
+  deployment: string | null;
+  startedAt: number;
+  /** Token counts where the upstream reported any; zero otherwise. */
+  tokens?: Partial<
+    Pick<UsageRecord, 'inputTokens' | 'outputTokens' | 'reasoningTokens' | 'inputCacheReadTokens'>
+  >;
+  /**
+   * The settlement's id. Give a stable one (derived from a job id) when the same call might be
+   * settled twice, so the second changes nothing; a time-ordered fresh id otherwise.
+   */
+  id?: string;
+  status?: number;
+}
+
+/**
+ * Charges a priced call and writes its usage record in one write, kept and retried by the
+ * outbox when the store is down. Undefined when the call was free or the write was deferred.
+ */
+export async function settlePricedCall(
+  dependencies: PricedCallDependencies,
+  call: PricedSettlement,
+): Promise<SettlementResult | undefined> {
+  if (call.holdId === undefined) return undefined;
+  const createdAt = dependencies.now();
+  const { principal, requestId } = call;
+  return dependencies.settlements.submit({
+    id: call.id ?? ledgerEntryId(createdAt),
+    holdId: call.holdId,
+    accountId: principal.account.id,
+    cost: call.cost,
+    reason: call.reason,
+    requestId,
+    createdAt,
+    record: {
+      requestId,
+      accountId: principal.account.id,
+      apiKeyId: principal.apiKey.id,
+      surface: call.surface,
+      model: call.model,
+      deployment: call.deployment,
+      inputTokens: call.tokens?.inputTokens ?? 0,
+      inputCacheReadTokens: call.tokens?.inputCacheReadTokens ?? 0,
+      inputCacheWrite5mTokens: 0,
+      inputCacheWrite1hTokens: 0,
+      outputTokens: call.tokens?.outputTokens ?? 0,
+      reasoningTokens: call.tokens?.reasoningTokens ?? 0,
+      latencyMs: createdAt - call.startedAt,
+      outcome: 'ok',
+      status: call.status ?? 200,
+      createdAt,
+    },
+  });
+}
+
+function formatCredits(micro: number): string {
+  return (micro / microPerCredit).toFixed(6);
+}
