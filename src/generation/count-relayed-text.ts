@@ -48,3 +48,68 @@ export function countResponsesRelayedText(data: unknown): number {
   if (!isObject(data) || typeof data.type !== 'string' || !data.type.endsWith('.delta')) return 0;
   return length(data.delta);
 }
+
+/**
+ * Characters of answer in a whole (non-streamed) answer, in the upstream's dialect: what a
+ * complete answer without a usage report is billed for (docs/decisions/0016), so an upstream
+ * that leaves usage out never gives its output away.
+ */
+export const countAnswerText: Record<
+  'anthropic' | 'openai-chat' | 'openai-responses',
+  (body: unknown) => number
+> = {
+  anthropic(body) {
+    if (!isObject(body) || !Array.isArray(body.content)) return 0;
+    let characters = 0;
+    for (const block of body.content) {
+      if (!isObject(block)) continue;
+      characters += length(block.text) + length(block.thinking);
+      if (block.input !== undefined) characters += JSON.stringify(block.input).length;
+    }
+    return characters;
+  },
+  'openai-chat'(body) {
+    if (!isObject(body) || !Array.isArray(body.choices)) return 0;
+    let characters = 0;
+    for (const choice of body.choices) {
+      if (!isObject(choice) || !isObject(choice.message)) continue;
+      const { message } = choice;
+      characters +=
+        contentLength(message.content) +
+        length(message.reasoning_content) +
+        length(message.reasoning) +
+        length(message.refusal);
+      if (Array.isArray(message.tool_calls)) {
+        for (const call of message.tool_calls) {
+          if (isObject(call) && isObject(call.function))
+            characters += length(call.function.arguments);
+        }
+      }
+    }
+    return characters;
+  },
+  'openai-responses'(body) {
+    if (!isObject(body) || !Array.isArray(body.output)) return 0;
+    let characters = 0;
+    for (const item of body.output) {
+      if (!isObject(item)) continue;
+      characters +=
+        contentLength(item.content) +
+        contentLength(item.summary) +
+        length(item.arguments) +
+        length(item.input);
+    }
+    return characters;
+  },
+};
+
+/** A string, or the text and refusal of an array of content parts. */
+function contentLength(content: unknown): number {
+  if (typeof content === 'string') return content.length;
+  if (!Array.isArray(content)) return 0;
+  let characters = 0;
+  for (const part of content) {
+    if (isObject(part)) characters += length(part.text) + length(part.refusal);
+  }
+  return characters;
+}

@@ -1,5 +1,7 @@
 import type { GenerationCall } from '../canonical/generation-call.ts';
 import { ApiError } from '../canonical/generation-error.ts';
+import { chargeDeliveredUsage } from './charge-delivered-usage.ts';
+import { countAnswerText } from './count-relayed-text.ts';
 import type { ProviderCodec } from '../providers/provider-codec.ts';
 import type { UpstreamResponse } from '../providers/shared/upstream-pool.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
@@ -10,7 +12,7 @@ import type { StreamContext } from './relay-stream.ts';
 /** A non-streamed answer as the client gets it, with what it was charged. */
 export interface JsonAnswer {
   text: string;
-  /** Canonical usage as metered, undefined when the upstream reported none. */
+  /** Canonical usage as metered: the upstream's, or the estimate of decision 0016 without one. */
   usage: Usage | undefined;
   /** Micro-credits charged. */
   cost: number;
@@ -47,25 +49,37 @@ export async function readJsonAnswer(input: {
       `The upstream answer could not be read: ${(error as Error).message}`,
     );
   }
+  // docs/decisions/0016: a whole answer without a usage report is billed for its text, never free.
+  const delivered = (reported: Usage | undefined): Usage | undefined =>
+    reported ??
+    chargeDeliveredUsage(
+      undefined,
+      { events: 1, characters: countAnswerText[input.provider.kind](parsed) },
+      context.estimatedPromptTokens,
+    );
   if (input.sameDialect) {
-    const read = input.passthrough.readResultUsage(parsed);
+    const usage = delivered(input.passthrough.readResultUsage(parsed)?.usage);
     context.cleanup();
     const cost = await context.session.end({
-      usage: read?.usage,
+      usage,
       deployment: context.deployment,
       outcome: 'ok',
       status: 200,
     });
-    return { text: context.renameModel(text), usage: read?.usage, cost };
+    return { text: context.renameModel(text), usage, cost };
   }
   const result = input.provider.decodeResult(parsed, input.call as GenerationCall);
+  // A decoded result carries zeros where the upstream sent no usage; all three dialects put it
+  // in a top-level `usage`.
+  const reported = (parsed as { usage?: unknown }).usage;
+  const usage = delivered(reported === undefined || reported === null ? undefined : result.usage);
   context.cleanup();
   const cost = await context.session.end({
-    usage: result.usage,
+    usage,
     deployment: context.deployment,
     outcome: 'ok',
     status: 200,
   });
   const encoded = context.surface.encodeResult(result, context.encodeContext, context.request);
-  return { text: JSON.stringify(encoded), usage: result.usage, cost };
+  return { text: JSON.stringify(encoded), usage, cost };
 }
