@@ -11,7 +11,8 @@ const limitFields: Record<SurfaceName, readonly string[]> = {
 /**
  * A same-dialect body whose output limit is `limit`, the one the credit hold was sized for
  * (docs/decisions/0015): a larger limit, or none, is lowered to it, so the upstream cannot write
- * more than the hold covers. The body is returned as it is when it already says `limit`.
+ * more than the hold covers, and a message-style thinking budget at or above the new limit is
+ * lowered to just below it. The body is returned as it is when it already says `limit`.
  */
 export function limitOutputTokens(
   surface: SurfaceName,
@@ -24,5 +25,16 @@ export function limitOutputTokens(
   if (targets.every((field) => body[field] === limit)) return body;
   const limited = { ...body };
   for (const field of targets) limited[field] = limit;
+  // A thinking budget must stay below max_tokens: one the client sized for its own larger limit
+  // would turn the lowered limit into an upstream 400, so it is lowered with it.
+  const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
+  if (
+    surface === 'messages' &&
+    thinking?.type === 'enabled' &&
+    typeof thinking.budget_tokens === 'number' &&
+    thinking.budget_tokens >= limit
+  ) {
+    limited.thinking = { ...thinking, budget_tokens: limit - 1 };
+  }
   return limited;
 }

@@ -99,6 +99,31 @@ describe('the output limit sent upstream (docs/decisions/0015)', () => {
     expect(bed.fake.requests[0]?.body).toMatchObject({ max_tokens: 50 });
   });
 
+  it('messages → anthropic: a thinking budget at or above the lowered limit is lowered below it', async () => {
+    const { token } = await bed.gateway.createToken({ credits: 10_000_000 });
+    const response = await send(token, surfaces.messages.url, {
+      ...surfaces.messages.body('via-anthropic', { max_tokens: 32_000 }),
+      thinking: { type: 'enabled', budget_tokens: 31_999 },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(bed.fake.requests[0]?.body).toMatchObject({
+      max_tokens: modelLimit,
+      thinking: { type: 'enabled', budget_tokens: modelLimit - 1 },
+    });
+  });
+
+  it('messages → anthropic: a thinking budget below the lowered limit is kept', async () => {
+    const { token } = await bed.gateway.createToken({ credits: 10_000_000 });
+    await send(token, surfaces.messages.url, {
+      ...surfaces.messages.body('via-anthropic', { max_tokens: 32_000 }),
+      thinking: { type: 'enabled', budget_tokens: 4_000 },
+    });
+    expect(bed.fake.requests[0]?.body).toMatchObject({
+      max_tokens: modelLimit,
+      thinking: { type: 'enabled', budget_tokens: 4_000 },
+    });
+  });
+
   it('never charges more than the hold and the balance cover when the upstream reports more', async () => {
     // The hold for 10 output tokens is well under 1 credit; the upstream claims a million.
     const credits = 1_000_000;
