@@ -38,6 +38,20 @@ describe('operator CLI', () => {
     expect(stored?.hash).not.toContain(result.token);
   });
 
+  it('sets an account storage quota in bytes or binary units, and returns it to the default', async () => {
+    await run('--json', 'account', 'create', '--name', 'acme');
+    const account = JSON.parse(out.join(''));
+    expect(await run('account', 'storage-quota', account.id, '10GiB')).toBe(0);
+    expect((await store.assets.getAccountStorage(account.id)).quotaBytes).toBe(10 * 1024 ** 3);
+    expect(await run('account', 'storage-quota', account.id, '1500')).toBe(0);
+    expect((await store.assets.getAccountStorage(account.id)).quotaBytes).toBe(1500);
+    expect(await run('account', 'storage-quota', account.id, 'default')).toBe(0);
+    expect((await store.assets.getAccountStorage(account.id)).quotaBytes).toBeNull();
+    expect(await run('account', 'storage-quota', account.id, '2GB')).toBe(1);
+    expect(errors.join('')).toContain('"2GB" is not a size');
+    expect(await run('account', 'storage-quota', 'acct_missing', '1MiB')).toBe(1);
+  });
+
   it('grants and adjusts credits as ledger entries with reasons, and shows the balance', async () => {
     await run('--json', 'account', 'create', '--name', 'acme');
     const account = JSON.parse(out.join(''));

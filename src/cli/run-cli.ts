@@ -32,6 +32,28 @@ function parseAmount(value: string): number {
   return amount;
 }
 
+const byteUnits: Record<string, number> = {
+  '': 1,
+  B: 1,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+  TiB: 1024 ** 4,
+};
+
+/** `1048576`, `500MiB` or `10GiB` → bytes (binary units, as storage.quotaBytes is documented). */
+function parseByteSize(value: string): number {
+  const match = /^(\d+)(B|KiB|MiB|GiB|TiB)?$/.exec(value);
+  const bytes = match === null ? Number.NaN : Number(match[1]) * (byteUnits[match[2] ?? ''] ?? 1);
+  if (!Number.isSafeInteger(bytes)) {
+    throw new ApiError(
+      'invalid_request',
+      `"${value}" is not a size: give bytes, a size such as 500MiB or 10GiB, or "default".`,
+    );
+  }
+  return bytes;
+}
+
 const list = (value: string) =>
   value
     .split(',')
@@ -206,6 +228,20 @@ export async function runCli(
     const disabled = await (await open()).disableToken(tokenId);
     print(disabled, `disabled ${disabled.id}`);
   });
+
+  account
+    .command('storage-quota <account-id> <size>')
+    .description(
+      'set the account\'s storage quota: bytes or a size such as 500MiB or 10GiB, or "default" to return it to storage.quotaBytes',
+    )
+    .action(async (accountId: string, size: string) => {
+      const quotaBytes = size === 'default' ? null : parseByteSize(size);
+      await (await open()).setStorageQuota(accountId, quotaBytes);
+      print(
+        { account_id: accountId, quota_bytes: quotaBytes },
+        `storage quota of ${accountId}: ${quotaBytes === null ? 'the default' : `${quotaBytes} bytes`}`,
+      );
+    });
 
   program
     .command('bootstrap')
