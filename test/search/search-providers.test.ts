@@ -47,6 +47,23 @@ describe('POST /v1/search: each provider behind one answer (spec §4.8, issue 18
     });
   });
 
+  it('leaves a completion log line saying what the search came to', async () => {
+    bed = await startSearchBed(['tavily']);
+    const { token } = await bed.gateway.createToken({ credits: 1_000_000 });
+    const response = await postSearch(bed.gateway, bearer(token), { query: 'node streams' });
+    expect(response.statusCode).toBe(200);
+    const line = bed.gateway.logs
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find((entry) => entry.msg === 'request completed' && entry.model === 'search');
+    expect(line).toMatchObject({
+      provider: 'tavily-0',
+      outcome: 'ok',
+      costMicroCredits: 5_000,
+      requestId: response.headers['request-id'],
+    });
+    expect(JSON.stringify(bed.gateway.logs)).not.toContain(token);
+  });
+
   it('asks Brave with X-Subscription-Token and count, as plain text without a score', async () => {
     bed = await startSearchBed(['brave']);
     const { token } = await bed.gateway.createToken({ credits: 1_000_000 });

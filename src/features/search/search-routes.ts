@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { Authenticator } from '../../auth/authenticator.ts';
+import { microPerCredit } from '../../billing/micro-credits.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { requireToken } from '../../http/require-token.ts';
 import { fingerprintRequest } from '../../idempotency/fingerprint-request.ts';
@@ -91,6 +92,13 @@ export async function searchRoutes(
       const parameters = readParameters(request.body as SearchParameters);
       const work = async () => {
         const answer = await search.search({ parameters, principal, requestId: request.id });
+        // The request's completion log line says what the search came to, as a generation's does.
+        request.log.setBindings?.({
+          model: 'search',
+          provider: answer.provider,
+          outcome: 'ok',
+          costMicroCredits: Math.round(answer.usage.credits * microPerCredit),
+        });
         return {
           status: 200,
           headers: { 'content-type': 'application/json' },
