@@ -1,4 +1,4 @@
-import { containsClientToken } from '../auth/find-client-token.ts';
+import { containsClientToken, containsEscapedClientToken } from '../auth/find-client-token.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { findDeepJsonPath, maximumJsonDepth } from '../shared/find-deep-json-path.ts';
 import { parseRequestJson } from '../shared/json-source.ts';
@@ -20,6 +20,7 @@ export function parseClientJson(text: string, what: 'body' | 'frame'): unknown {
   } catch (error) {
     throw new ApiError('invalid_json', `Malformed JSON ${what}: ${(error as Error).message}.`);
   }
+  if (containsEscapedClientToken(text, value)) throw new ApiError('credential_in_body');
   const deepPath = findDeepJsonPath(value);
   if (deepPath !== undefined) {
     throw new ApiError(

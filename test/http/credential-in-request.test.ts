@@ -113,6 +113,38 @@ describe('client tokens outside the credential headers', () => {
     expectNoSecretInLogs(foreign, bed.token);
   });
 
+  it('refuses a token spelled with JSON escapes, and forwards ordinary escapes', async () => {
+    const escape = (character: string) =>
+      `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    const spellings = [
+      // `sy\u005f…`: the separator escaped.
+      foreign.replace('_', escape('_')),
+      // Every character escaped, as a key.
+      [...foreign].map(escape).join(''),
+    ];
+    for (const [index, spelled] of spellings.entries()) {
+      const payload =
+        index === 0
+          ? `{"model":"gpt","messages":[{"role":"user","content":"key: ${spelled}"}]}`
+          : `{"model":"gpt","messages":[{"role":"user","content":"hi"}],"metadata":{"${spelled}":1}}`;
+      const response = await bed.gateway.app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${bed.token}`, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(response.statusCode, payload).toBe(400);
+      expect(response.json().error.code).toBe('credential_in_body');
+    }
+    expect(bed.fake.requests).toHaveLength(0);
+    // Terminal colours and other control characters are escaped by every JSON writer.
+    const ordinary = await chat({
+      messages: [{ role: 'user', content: '\u001b[31mred\u001b[0m' }],
+    });
+    expect(ordinary.statusCode, ordinary.body).toBe(200);
+    expectNoSecretInLogs(foreign);
+  });
+
   it('forwards bodies that only look a little like a token', async () => {
     const mistyped = foreign.slice(0, -1) + (foreign.at(-1) === 'A' ? 'B' : 'A');
     const response = await chat({ user: `sy_ busy_day ${mistyped}` });
