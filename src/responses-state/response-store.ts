@@ -4,6 +4,8 @@ export type ResponsesItem = Record<string, unknown>;
 /**
  * One finished turn kept by the gateway so that `previous_response_id` can refer to it (spec
  * §2.4, docs/decisions/0012). Items are in the responses dialect, whatever the upstream was.
+ * A turn holds only what it added; the conversation before it is the chain of stored responses
+ * it links to (docs/decisions/0037).
  */
 export interface StoredResponse {
   /** The response id the client saw. */
@@ -18,7 +20,16 @@ export interface StoredResponse {
   expiresAt: number;
   /** The turn's own `instructions`; kept, never carried into a later turn (OpenAI semantics). */
   instructions: string | null;
-  /** Every input item the turn was generated from: the expanded history, then its new input. */
+  /**
+   * The stored response whose history this turn continued, or null when the turn starts a chain
+   * (no previous response, or one that is not stored, such as a WebSocket `store: false` turn).
+   */
+  previousResponseId: string | null;
+  /**
+   * The input items this turn added after its previous response's history; with no previous
+   * response, every item the turn was generated from. Rows of the first layout (migration 0005)
+   * hold the whole expanded history and no link, which reads the same way.
+   */
   input: ResponsesItem[];
   /** The output items the client received. */
   output: ResponsesItem[];
@@ -34,6 +45,19 @@ export interface ResponseStore {
    */
   findResponse(id: string, accountId: string, now: number): Promise<StoredResponse | undefined>;
   /**
+   * The response `id` (found as `findResponse` finds it) and the responses it continues, oldest
+   * first, following `previousResponseId` through at most `limit` responses. An earlier response
+   * is found while a later one of its chain is unexpired, even past its own expiry. When the
+   * oldest one returned still names a previous response, the chain is broken there (a link that
+   * is gone) or longer than `limit`.
+   */
+  findResponseChain(
+    id: string,
+    accountId: string,
+    now: number,
+    limit: number,
+  ): Promise<StoredResponse[] | undefined>;
+  /**
    * Output items of this account's unexpired responses by item id (`item_reference`, issue 14
    * §3). An id that is unknown, expired or another account's is absent from the map.
    */
@@ -42,6 +66,9 @@ export interface ResponseStore {
     accountId: string,
     now: number,
   ): Promise<Map<string, ResponsesItem>>;
-  /** Deletes at most `limit` responses that expired before `now`; returns how many it deleted. */
+  /**
+   * Deletes the responses of at most `limit` chains whose every response expired before `now`
+   * (a chain lives as long as its latest response); returns how many responses it deleted.
+   */
   deleteExpiredResponses(now: number, limit: number): Promise<number>;
 }

@@ -1,6 +1,12 @@
 import type { ResponsesTurn } from './expand-responses-input.ts';
 import type { ResponsesItem } from './response-store.ts';
 
+/** A finished turn of the connection; a stored one also knows the length of its stored chain. */
+export interface ConnectionTurn extends ResponsesTurn {
+  /** Set when the turn was stored: how many stored responses its chain holds, itself included. */
+  storedChainLength?: number;
+}
+
 /**
  * The finished turns of one WebSocket connection, so that a turn sending only its new items and
  * `previous_response_id` works even with `store: false` (CLIENTS.md, Codex over WebSocket). It
@@ -9,7 +15,7 @@ import type { ResponsesItem } from './response-store.ts';
  * own new items.
  */
 export class ResponsesConnectionHistory {
-  readonly #turns = new Map<string, ResponsesTurn>();
+  readonly #turns = new Map<string, ConnectionTurn>();
   readonly #limit: number;
 
   constructor(limit = 16) {
@@ -23,7 +29,7 @@ export class ResponsesConnectionHistory {
     return last;
   }
 
-  get(responseId: string): ResponsesTurn | undefined {
+  get(responseId: string): ConnectionTurn | undefined {
     return this.#turns.get(responseId);
   }
 
@@ -36,7 +42,7 @@ export class ResponsesConnectionHistory {
     return undefined;
   }
 
-  remember(responseId: string, turn: ResponsesTurn): void {
+  remember(responseId: string, turn: ConnectionTurn): void {
     this.#turns.delete(responseId);
     this.#turns.set(responseId, turn);
     while (this.#turns.size > this.#limit) {

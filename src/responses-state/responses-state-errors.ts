@@ -13,6 +13,19 @@ export function previousResponseNotFound(responseId: string): ApiError {
   );
 }
 
+/**
+ * The previous response exists, but an earlier response of its chain, whose items its history
+ * needs, is no longer stored (docs/decisions/0037). Answered with the same code as an unknown
+ * id, because the remedy is the same: send the whole conversation.
+ */
+export function previousResponseHistoryBroken(responseId: string, missingId: string): ApiError {
+  return new ApiError(
+    'previous_response_not_found',
+    `The history of previous response '${responseId}' is incomplete: the earlier response '${missingId}' it continues is no longer stored. Send the whole conversation in input instead.`,
+    { details: { param: 'previous_response_id' } },
+  );
+}
+
 /** The Conversations API keeps state at OpenAI, which the gateway never lets an upstream do. */
 export function conversationNotAvailable(): ApiError {
   return new ApiError(

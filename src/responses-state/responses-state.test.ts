@@ -29,6 +29,18 @@ function memoryStore(): ResponseStore & { rows: Map<string, StoredResponse> } {
         ? row
         : undefined;
     },
+    async findResponseChain(id, accountId, now, limit) {
+      const last = await this.findResponse(id, accountId, now);
+      if (last === undefined) return undefined;
+      const chain = [last];
+      for (let oldest = last; chain.length < limit && oldest.previousResponseId !== null;) {
+        const previous = rows.get(oldest.previousResponseId);
+        if (previous === undefined || previous.accountId !== accountId) break;
+        chain.unshift(previous);
+        oldest = previous;
+      }
+      return chain;
+    },
     async findOutputItems(ids, accountId, now) {
       const found = new Map<string, Record<string, unknown>>();
       for (const row of rows.values()) {
@@ -144,6 +156,7 @@ describe('ResponsesState over HTTP', () => {
       createdAt: clock,
       expiresAt: clock + 30 * day,
       instructions: 'Be brief.',
+      previousResponseId: null,
       input: [{ role: 'user', content: 'Weather?' }],
       output: JSON.parse(answer('resp_1')).output,
     });

@@ -9,7 +9,11 @@ import type { FinishedResponse } from './read-finished-response.ts';
 import { recordFinishedResponse } from './record-finished-response.ts';
 import type { ResponseStore, ResponsesItem } from './response-store.ts';
 import type { ResponsesConnectionHistory } from './responses-connection-history.ts';
-import { conversationNotAvailable, previousResponseNotFound } from './responses-state-errors.ts';
+import {
+  conversationNotAvailable,
+  previousResponseHistoryBroken,
+  previousResponseNotFound,
+} from './responses-state-errors.ts';
 
 export interface ResponsesStateDependencies {
   store: ResponseStore;
@@ -20,6 +24,18 @@ export interface ResponsesStateDependencies {
   now(): number;
   /** A finished response could not be stored; the client has its answer already. */
   onSaveFailure(error: unknown, responseId: string): void;
+  /**
+   * How many stored responses one chain may hold (default 1000): a kept turn whose previous
+   * response ends a chain this long starts a new one with its whole history, so reading a
+   * history back never walks further (docs/decisions/0037).
+   */
+  maxChainLength?: number;
+}
+
+/** The stored response a turn continues and the length of the chain it ends. */
+interface ChainLink {
+  previousResponseId: string;
+  chainLength: number;
 }
 
 /** A responses body with its previous response expanded into `input`. */
@@ -29,6 +45,10 @@ export interface ExpandedResponsesBody {
   input: ResponsesItem[];
   /** JSON size of the history added, for the credit hold's estimate. */
   historyBytes: number;
+  /** The turn's own input items, item references expanded, without the history before them. */
+  ownInput: ResponsesItem[];
+  /** Set when the history is a stored chain that a kept turn can link to instead of copying. */
+  link?: ChainLink;
 }
 
 interface Turn {
@@ -37,8 +57,12 @@ interface Turn {
   keep: boolean;
   createdAt: number;
   input: ResponsesItem[];
+  ownInput: ResponsesItem[];
+  link: ChainLink | undefined;
   history: ResponsesConnectionHistory | undefined;
 }
+
+const defaultMaxChainLength = 1000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -100,10 +124,13 @@ export class ResponsesState {
     const previousId = previousResponseId(body);
     const prepared = options.remembers === true ? withEncryptedReasoning(expanded) : expanded;
     if (previousId === undefined) {
-      if (ownInput === clientInput) return { body: prepared, input: ownInput, historyBytes: 0 };
+      if (ownInput === clientInput) {
+        return { body: prepared, input: ownInput, historyBytes: 0, ownInput };
+      }
       return {
         body: { ...prepared, input: ownInput },
         input: ownInput,
+        ownInput,
         historyBytes: Math.max(
           0,
           JSON.stringify(ownInput).length - JSON.stringify(body.input).length,
@@ -111,21 +138,53 @@ export class ResponsesState {
       };
     }
 
-    const previous =
-      options.history?.get(previousId) ??
-      (await this.#dependencies.store.findResponse(
-        previousId,
-        accountId,
-        this.#dependencies.now(),
-      ));
-    if (previous === undefined) throw previousResponseNotFound(previousId);
-    const history = historyOf(previous);
+    const { history, link } = await this.#historyBefore(previousId, accountId, options.history);
     const input = [...history, ...ownInput];
     return {
       body: { ...prepared, input },
       input,
+      ownInput,
+      ...(link !== undefined ? { link } : {}),
       historyBytes: Math.max(0, JSON.stringify(input).length - JSON.stringify(body.input).length),
     };
+  }
+
+  /**
+   * The items a turn continuing `previousId` starts with: from the connection's own turns first,
+   * otherwise from the stored chain ending at `previousId`, walked back to its first response.
+   */
+  async #historyBefore(
+    previousId: string,
+    accountId: string,
+    connection: ResponsesConnectionHistory | undefined,
+  ): Promise<{ history: ResponsesItem[]; link?: ChainLink }> {
+    const remembered = connection?.get(previousId);
+    if (remembered !== undefined) {
+      const { storedChainLength } = remembered;
+      return {
+        history: historyOf(remembered),
+        ...(storedChainLength !== undefined
+          ? { link: { previousResponseId: previousId, chainLength: storedChainLength } }
+          : {}),
+      };
+    }
+    const chain = await this.#dependencies.store.findResponseChain(
+      previousId,
+      accountId,
+      this.#dependencies.now(),
+      this.#maxChainLength,
+    );
+    if (chain === undefined) throw previousResponseNotFound(previousId);
+    const missing = chain[0]?.previousResponseId ?? null;
+    if (missing !== null) throw previousResponseHistoryBroken(previousId, missing);
+    return {
+      history: chain.flatMap(historyOf),
+      link: { previousResponseId: previousId, chainLength: chain.length },
+    };
+  }
+
+  get #maxChainLength(): number {
+    return this.#dependencies.maxChainLength ?? defaultMaxChainLength;
   }
 
   /** The connection's own turns first (their `store: false` items), then the store. */
@@ -211,7 +270,16 @@ export class ResponsesState {
       ...(history !== undefined ? { history } : {}),
       remembers: keep || history !== undefined,
     });
-    const turn: Turn = { body, accountId, keep, createdAt, input: expanded.input, history };
+    const turn: Turn = {
+      body,
+      accountId,
+      keep,
+      createdAt,
+      input: expanded.input,
+      ownInput: expanded.ownInput,
+      link: expanded.link,
+      history,
+    };
     return {
       body: expanded.body,
       bodyBytes: input.bodyBytes + expanded.historyBytes,
@@ -220,9 +288,26 @@ export class ResponsesState {
     };
   }
 
+  /**
+   * Keeps a finished turn: only what it added, linked to the stored response it continued, or
+   * its whole history when it starts a chain (no stored previous response, or a chain at its
+   * length limit). The connection remembers the whole turn either way.
+   */
   async #record(turn: Turn, finished: FinishedResponse): Promise<void> {
-    turn.history?.remember(finished.id, { input: turn.input, output: finished.output });
-    if (!turn.keep) return;
+    const stored = turn.keep ? await this.#save(turn, finished) : undefined;
+    turn.history?.remember(finished.id, {
+      input: turn.input,
+      output: finished.output,
+      ...(stored !== undefined ? { storedChainLength: stored } : {}),
+    });
+  }
+
+  /** The length of the chain the saved turn ends, or undefined when it could not be saved. */
+  async #save(turn: Turn, finished: FinishedResponse): Promise<number | undefined> {
+    const link =
+      turn.link !== undefined && turn.link.chainLength < this.#maxChainLength
+        ? turn.link
+        : undefined;
     try {
       await this.#dependencies.store.saveResponse({
         id: finished.id,
@@ -231,11 +316,14 @@ export class ResponsesState {
         createdAt: turn.createdAt,
         expiresAt: turn.createdAt + this.#dependencies.retentionMs,
         instructions: typeof turn.body.instructions === 'string' ? turn.body.instructions : null,
-        input: turn.input,
+        previousResponseId: link?.previousResponseId ?? null,
+        input: link !== undefined ? turn.ownInput : turn.input,
         output: finished.output,
       });
+      return link !== undefined ? link.chainLength + 1 : 1;
     } catch (error) {
       this.#dependencies.onSaveFailure(error, finished.id);
+      return undefined;
     }
   }
 }

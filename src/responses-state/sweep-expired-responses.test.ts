@@ -10,6 +10,7 @@ describe('sweepExpiredResponses', () => {
     const store: ResponseStore = {
       saveResponse: async () => {},
       findResponse: async () => undefined,
+      findResponseChain: async () => undefined,
       findOutputItems: async () => new Map(),
       async deleteExpiredResponses(now, limit) {
         calls.push([now, limit]);

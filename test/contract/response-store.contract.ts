@@ -20,6 +20,7 @@ export function describeResponseStoreContract(name: string, openStore: () => Pro
         createdAt: 1_700_000_000_000,
         expiresAt: 1_700_086_400_000,
         instructions: 'Answer briefly.',
+        previousResponseId: null,
         input: [
           { role: 'user', content: 'Hello' },
           {

@@ -1,4 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 
 import type {
   ResponseStore,
@@ -7,7 +8,7 @@ import type {
 } from '../../responses-state/response-store.ts';
 import type { Database } from './kysely-database.ts';
 
-/** The table of migration 0002, kept beside its only user. */
+/** The table of migration 0002 with the links of migration 0010, kept beside its only user. */
 export interface ResponsesTable {
   id: string;
   account_id: string;
@@ -19,6 +20,17 @@ export interface ResponsesTable {
   input: string;
   /** JSON array of responses-dialect items. */
   output: string;
+  /** The response this one continues; null for the first response of a chain. */
+  previous_response_id: string | null;
+  /** The first response of the chain; null only before migration 0010 filled it. */
+  root_id: string | null;
+}
+
+/** The table of migration 0010: one row per chain, living as long as its latest response. */
+export interface ResponseChainsTable {
+  root_id: string;
+  account_id: string;
+  expires_at: number;
 }
 
 /** The table of migration 0005: output items of stored responses by id. */
@@ -32,7 +44,10 @@ export interface ResponseItemsTable {
 type ResponsesDatabase = Database & {
   responses: ResponsesTable;
   response_items: ResponseItemsTable;
+  response_chains: ResponseChainsTable;
 };
+
+type ChainRow = Selectable<ResponsesTable> & { depth: number };
 
 /** The distinct string ids of the items, in order. */
 function itemIds(items: ResponsesItem[]): string[] {
@@ -47,13 +62,18 @@ export class KyselyResponseStore implements ResponseStore {
     this.#database = database.withTables<{
       responses: ResponsesTable;
       response_items: ResponseItemsTable;
+      response_chains: ResponseChainsTable;
     }>();
   }
 
-  /** The response and the index of its output items in one transaction: both or neither. */
+  /**
+   * The response, its chain's lifetime and the index of its output items in one transaction:
+   * all or nothing.
+   */
   async saveResponse(response: StoredResponse): Promise<void> {
     const ids = itemIds(response.output);
     await this.#database.transaction().execute(async (transaction) => {
+      const rootId = await rootOf(transaction, response);
       await transaction
         .insertInto('responses')
         .values({
@@ -65,7 +85,20 @@ export class KyselyResponseStore implements ResponseStore {
           instructions: response.instructions,
           input: JSON.stringify(response.input),
           output: JSON.stringify(response.output),
+          previous_response_id: response.previousResponseId,
+          root_id: rootId,
         })
+        .execute();
+      // A chain lives until its latest response expires (docs/decisions/0037).
+      await transaction
+        .insertInto('response_chains')
+        .values({ root_id: rootId, account_id: response.accountId, expires_at: response.expiresAt })
+        .onConflict((conflict) =>
+          conflict.column('root_id').doUpdateSet({
+            expires_at: sql<number>`case when excluded.expires_at > response_chains.expires_at
+              then excluded.expires_at else response_chains.expires_at end`,
+          }),
+        )
         .execute();
       if (ids.length === 0) return;
       // An id met again (a replayed upstream item) now names its latest response.
@@ -132,28 +165,79 @@ export class KyselyResponseStore implements ResponseStore {
     return row === undefined ? undefined : decodeResponse(row);
   }
 
-  /** Bounded batches keep each delete's lock short; the sweep repeats until a batch is small. */
-  async deleteExpiredResponses(now: number, limit: number): Promise<number> {
-    const expired = await this.#database
-      .selectFrom('responses')
-      .select('id')
-      .where('expires_at', '<=', now)
-      .limit(limit)
-      .execute();
-    if (expired.length === 0) return 0;
-    const ids = expired.map((row) => row.id);
-    // An item row expires with its response; the expiry index finds them without a scan.
-    await this.#database
-      .deleteFrom('response_items')
-      .where('expires_at', '<=', now)
-      .where('response_id', 'in', ids)
-      .execute();
-    const result = await this.#database
-      .deleteFrom('responses')
-      .where('id', 'in', ids)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+  /**
+   * One recursive query walks the links from the response back to the first of its chain (or
+   * `limit` responses), each step a primary-key lookup. Only the named response must be
+   * unexpired: the earlier ones live while their chain does. A step to another account's row
+   * ends the walk as a missing one would.
+   */
+  async findResponseChain(
+    id: string,
+    accountId: string,
+    now: number,
+    limit: number,
+  ): Promise<StoredResponse[] | undefined> {
+    const { rows } = await sql<ChainRow>`
+      with recursive chain (id, depth) as (
+        select id, 1 from responses
+        where id = ${id} and account_id = ${accountId} and expires_at > ${now}
+        union all
+        select responses.previous_response_id, chain.depth + 1
+        from chain join responses on responses.id = chain.id and responses.account_id = ${accountId}
+        where responses.previous_response_id is not null and chain.depth < ${limit}
+      )
+      select responses.*, chain.depth from chain
+      join responses on responses.id = chain.id and responses.account_id = ${accountId}
+      order by chain.depth desc`.execute(this.#database);
+    return rows.length === 0 ? undefined : rows.map(decodeResponse);
   }
+
+  /**
+   * Bounded batches of whole chains keep each delete's lock short; the sweep repeats until a
+   * batch is small. A chain goes when its latest response expired, all of its responses at once.
+   */
+  async deleteExpiredResponses(now: number, limit: number): Promise<number> {
+    return await this.#database.transaction().execute(async (transaction) => {
+      const expired = await transaction
+        .selectFrom('response_chains')
+        .select('root_id')
+        .where('expires_at', '<=', now)
+        .limit(limit)
+        .execute();
+      if (expired.length === 0) return 0;
+      const roots = expired.map((row) => row.root_id);
+      const responseIds = transaction
+        .selectFrom('responses')
+        .select('id')
+        .where('root_id', 'in', roots);
+      await transaction
+        .deleteFrom('response_items')
+        .where('response_id', 'in', responseIds)
+        .execute();
+      const result = await transaction
+        .deleteFrom('responses')
+        .where('root_id', 'in', roots)
+        .executeTakeFirst();
+      await transaction.deleteFrom('response_chains').where('root_id', 'in', roots).execute();
+      return Number(result.numDeletedRows);
+    });
+  }
+}
+
+/** The chain a response joins: its previous response's, or its own when it starts one. */
+async function rootOf(
+  transaction: Transaction<ResponsesDatabase>,
+  response: StoredResponse,
+): Promise<string> {
+  if (response.previousResponseId === null) return response.id;
+  const previous = await transaction
+    .selectFrom('responses')
+    .select(['id', 'root_id'])
+    .where('id', '=', response.previousResponseId)
+    .where('account_id', '=', response.accountId)
+    .executeTakeFirst();
+  // A previous response that is gone leaves a broken link, which a read reports.
+  return previous === undefined ? response.id : (previous.root_id ?? previous.id);
 }
 
 function decodeResponse(row: Selectable<ResponsesTable>): StoredResponse {
@@ -164,6 +248,7 @@ function decodeResponse(row: Selectable<ResponsesTable>): StoredResponse {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     instructions: row.instructions,
+    previousResponseId: row.previous_response_id,
     input: decodeItems(row.input, row.id, 'input'),
     output: decodeItems(row.output, row.id, 'output'),
   };

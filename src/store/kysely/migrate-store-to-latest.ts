@@ -9,6 +9,7 @@ import { createSettlementColumnsMigration } from './migration-0004-add-settlemen
 import { createResponseItemsTableMigration } from './migration-0005-create-response-items-table.ts';
 import { createIdempotencyTableMigration } from './migration-0006-create-idempotency-table.ts';
 import { createStorageTablesMigration } from './migration-0007-create-storage-tables.ts';
+import { createLinkStoredResponsesMigration } from './migration-0010-link-stored-responses.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -25,6 +26,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0005_create_response_items_table': createResponseItemsTableMigration(dialect),
         '0006_create_idempotency_table': createIdempotencyTableMigration(dialect),
         '0007_create_storage_tables': createStorageTablesMigration(dialect),
+        '0010_link_stored_responses': createLinkStoredResponsesMigration(dialect),
       };
     },
   };

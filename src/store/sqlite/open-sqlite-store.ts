@@ -12,6 +12,7 @@ import { adaptSqliteConnection } from './adapt-sqlite-connection.ts';
 import { SqliteBillingWrites } from './sqlite-billing-writes.ts';
 import { SqliteOwnedIdempotency } from './sqlite-owned-idempotency.ts';
 import { SqliteOwnedLedger } from './sqlite-owned-ledger.ts';
+import { SqliteOwnedResponses } from './sqlite-owned-responses.ts';
 import { takeProcessLease, type ProcessLease } from './sqlite-process-lease.ts';
 
 export interface SqliteStoreOptions {
@@ -81,8 +82,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
 }
 
 /**
- * Puts the owned ledger, the group-committed usage records and the in-memory idempotency claims
- * in front of the durable store.
+ * Puts the owned ledger, the group-committed usage records and stored responses, and the
+ * in-memory idempotency claims in front of the durable store.
  */
 function ownStore(store: Store, connection: BetterSqlite3.Database, lease?: ProcessLease): Store {
   const writes = new SqliteBillingWrites(connection);
@@ -91,6 +92,7 @@ function ownStore(store: Store, connection: BetterSqlite3.Database, lease?: Proc
     ...store,
     ledger: new SqliteOwnedLedger(connection, writes, store.ledger),
     idempotency: new SqliteOwnedIdempotency(connection, store.idempotency),
+    responses: new SqliteOwnedResponses(connection, writes, store.responses),
     usage: {
       recordUsage: (record) => writes.record(record),
       listUsage(accountId, limit) {

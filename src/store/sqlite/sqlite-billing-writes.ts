@@ -19,7 +19,8 @@ export interface SettlementWrite {
 
 type QueuedWrite =
   | { kind: 'settlement'; settlement: SettlementWrite; done: Settle }
-  | { kind: 'record'; record: UsageRecord; done: Settle };
+  | { kind: 'record'; record: UsageRecord; done: Settle }
+  | { kind: 'other'; write: () => void; done: Settle };
 
 interface Settle {
   resolve(): void;
@@ -79,6 +80,7 @@ export class SqliteBillingWrites {
       const charged = new Map<string, number>();
       for (const write of writes) {
         if (write.kind === 'record') this.#runRecord(write.record, null);
+        else if (write.kind === 'other') write.write();
         else {
           this.#runSettlement(write.settlement);
           const { accountId, charge } = write.settlement;
@@ -91,6 +93,7 @@ export class SqliteBillingWrites {
     });
     this.#writeOne = connection.transaction((write: QueuedWrite) => {
       if (write.kind === 'record') this.#runRecord(write.record, null);
+      else if (write.kind === 'other') write.write();
       else {
         this.#runSettlement(write.settlement);
         const { accountId, charge } = write.settlement;
@@ -122,6 +125,15 @@ export class SqliteBillingWrites {
 
   record(record: UsageRecord): Promise<void> {
     return this.#enqueue((done) => ({ kind: 'record', record, done }));
+  }
+
+  /**
+   * Queues another write of the request path (a stored response) into the same group commit.
+   * `write` runs synchronously inside the batch's transaction; if it throws, it is retried on its
+   * own and only its caller sees the failure, like any other write.
+   */
+  join(write: () => void): Promise<void> {
+    return this.#enqueue((done) => ({ kind: 'other', write, done }));
   }
 
   /** Micro-credits charged to the account but not yet committed to its balance row. */
