@@ -76,7 +76,9 @@ function principal(accountId: string): Principal {
   };
 }
 
-function setup(options: { storeByDefault?: boolean; failSaves?: boolean } = {}) {
+function setup(
+  options: { storeByDefault?: boolean; failSaves?: boolean; maxChainLength?: number } = {},
+) {
   const store = memoryStore();
   const failures: string[] = [];
   if (options.failSaves === true) {
@@ -90,6 +92,7 @@ function setup(options: { storeByDefault?: boolean; failSaves?: boolean } = {}) 
     storeByDefault: options.storeByDefault ?? true,
     now: () => clock,
     onSaveFailure: (_error, id) => failures.push(id),
+    ...(options.maxChainLength !== undefined ? { maxChainLength: options.maxChainLength } : {}),
   });
   return { store, state, failures };
 }
@@ -291,6 +294,104 @@ describe('ResponsesState over HTTP', () => {
     const reply = await turn.observe(json(answer('resp_unsaved')));
     expect(reply).toEqual(json(answer('resp_unsaved')));
     expect(failures).toEqual(['resp_unsaved']);
+  });
+});
+
+describe('ResponsesState chains of stored responses', () => {
+  async function converse(state: ResponsesState, questions: string[], previous?: string) {
+    const ids: string[] = [];
+    for (const question of questions) {
+      const last = ids.at(-1) ?? previous;
+      const turn = await prepared(state, {
+        input: question,
+        ...(last !== undefined ? { previous_response_id: last } : {}),
+      });
+      const id = `resp_${question}`;
+      await turn.observe(json(answer(id, 'completed', `re ${question}`)));
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  it('keeps only what a turn added, linked to the response it continued', async () => {
+    const { state, store } = setup();
+    const ids = await converse(state, ['q1', 'q2', 'q3']);
+    expect(ids.map((id) => store.rows.get(id)?.previousResponseId)).toEqual([
+      null,
+      'resp_q1',
+      'resp_q2',
+    ]);
+    expect(ids.map((id) => store.rows.get(id)?.input)).toEqual([
+      [{ role: 'user', content: 'q1' }],
+      [{ role: 'user', content: 'q2' }],
+      [{ role: 'user', content: 'q3' }],
+    ]);
+    const next = await prepared(state, { input: 'q4', previous_response_id: 'resp_q3' });
+    const texts = (next.body.input as Array<Record<string, unknown>>).map((item) =>
+      typeof item.content === 'string' ? item.content : JSON.stringify(item.content),
+    );
+    expect(texts).toEqual([
+      'q1',
+      expect.stringContaining('re q1'),
+      'q2',
+      expect.stringContaining('re q2'),
+      'q3',
+      expect.stringContaining('re q3'),
+      'q4',
+    ]);
+  });
+
+  it('starts a new chain with the whole history once a chain is at its length limit', async () => {
+    const { state, store } = setup({ maxChainLength: 2 });
+    await converse(state, ['q1', 'q2', 'q3', 'q4']);
+    const q3 = store.rows.get('resp_q3');
+    expect(q3?.previousResponseId).toBeNull();
+    expect(q3?.input).toHaveLength(5);
+    expect(store.rows.get('resp_q4')).toMatchObject({
+      previousResponseId: 'resp_q3',
+      input: [{ role: 'user', content: 'q4' }],
+    });
+    const next = await prepared(state, { input: 'q5', previous_response_id: 'resp_q4' });
+    expect(next.body.input).toHaveLength(9);
+  });
+
+  it('answers 400 naming both ids when an earlier response of the chain is gone', async () => {
+    const { state, store } = setup();
+    await converse(state, ['q1', 'q2', 'q3']);
+    store.rows.delete('resp_q2');
+    const error = await state.turnHook
+      .prepare(turnInput({ input: 'q4', previous_response_id: 'resp_q3' }))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'previous_response_not_found',
+      details: { param: 'previous_response_id' },
+    });
+    expect((error as ApiError).message).toContain("'resp_q3'");
+    expect((error as ApiError).message).toContain("'resp_q2'");
+  });
+
+  it('links a kept WebSocket turn to a kept one, and copies the history of an unkept one', async () => {
+    const { state, store } = setup();
+    const history = new ResponsesConnectionHistory();
+    const hook = state.connectionTurnHook(history);
+    const run = async (id: string, body: Record<string, unknown>) => {
+      const turn = await hook.prepare(turnInput(body));
+      await turn?.observe(json(answer(id)));
+    };
+    await run('resp_kept', { input: 'a', store: true });
+    await run('resp_linked', { input: 'b', store: true, previous_response_id: 'resp_kept' });
+    await run('resp_unkept', { input: 'c', store: false, previous_response_id: 'resp_linked' });
+    await run('resp_copied', { input: 'd', store: true, previous_response_id: 'resp_unkept' });
+    expect(store.rows.get('resp_linked')).toMatchObject({
+      previousResponseId: 'resp_kept',
+      input: [{ role: 'user', content: 'b' }],
+    });
+    expect(store.rows.has('resp_unkept')).toBe(false);
+    // Its previous response is not stored, so the whole history is: a chain of its own.
+    expect(store.rows.get('resp_copied')?.previousResponseId).toBeNull();
+    expect(store.rows.get('resp_copied')?.input).toHaveLength(7);
   });
 });
 

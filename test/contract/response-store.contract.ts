@@ -140,6 +140,102 @@ export function describeResponseStoreContract(name: string, openStore: () => Pro
       expect(found.get(itemId)).toEqual({ type: 'message', id: itemId, content: 'second' });
     });
 
+    /** Turns of one conversation: each holds only its own items and names the one before. */
+    function chainOf(accountId: string, length: number, expiresAt: (index: number) => number) {
+      const turns: StoredResponse[] = [];
+      for (let index = 0; index < length; index += 1) {
+        turns.push(
+          storedResponse(accountId, {
+            previousResponseId: turns.at(-1)?.id ?? null,
+            createdAt: 0,
+            expiresAt: expiresAt(index),
+            input: [{ role: 'user', content: `question ${index}` }],
+            output: [{ type: 'message', id: uniqueId('msg'), content: `answer ${index}` }],
+          }),
+        );
+      }
+      return turns;
+    }
+
+    it('walks a chain back to its first response, oldest first, every row as saved', async () => {
+      const account = await createTestAccount(store());
+      const turns = chainOf(account.id, 4, () => 9_000);
+      for (const turn of turns) await store().responses.saveResponse(turn);
+
+      const last = turns[3] as StoredResponse;
+      expect(await store().responses.findResponseChain(last.id, account.id, 0, 10)).toEqual(turns);
+      expect(await store().responses.findResponse(last.id, account.id, 0)).toEqual(last);
+      // A fork from the second turn shares the first two.
+      const fork = storedResponse(account.id, { previousResponseId: turns[1]?.id ?? null });
+      await store().responses.saveResponse(fork);
+      expect(await store().responses.findResponseChain(fork.id, account.id, 0, 10)).toEqual([
+        turns[0],
+        turns[1],
+        fork,
+      ]);
+    });
+
+    it('returns at most limit responses, the oldest still naming the one before', async () => {
+      const account = await createTestAccount(store());
+      const turns = chainOf(account.id, 5, () => 9_000);
+      for (const turn of turns) await store().responses.saveResponse(turn);
+      const chain = await store().responses.findResponseChain(
+        (turns[4] as StoredResponse).id,
+        account.id,
+        0,
+        2,
+      );
+      expect(chain).toEqual(turns.slice(3));
+      expect(chain?.[0]?.previousResponseId).toBe(turns[2]?.id);
+    });
+
+    it('ends the walk where a link is gone or leads to another account', async () => {
+      const owner = await createTestAccount(store());
+      const other = await createTestAccount(store());
+      const gone = storedResponse(owner.id, { previousResponseId: uniqueId('resp') });
+      await store().responses.saveResponse(gone);
+      expect(await store().responses.findResponseChain(gone.id, owner.id, 0, 10)).toEqual([gone]);
+
+      const foreignRoot = storedResponse(other.id);
+      await store().responses.saveResponse(foreignRoot);
+      const crossing = storedResponse(owner.id, { previousResponseId: foreignRoot.id });
+      await store().responses.saveResponse(crossing);
+      expect(await store().responses.findResponseChain(crossing.id, owner.id, 0, 10)).toEqual([
+        crossing,
+      ]);
+      // The named response itself follows findResponse: unknown, foreign and expired look alike.
+      expect(await store().responses.findResponseChain(crossing.id, other.id, 0, 10)).toBe(
+        undefined,
+      );
+      expect(
+        await store().responses.findResponseChain(crossing.id, owner.id, crossing.expiresAt, 10),
+      ).toBeUndefined();
+    });
+
+    it('keeps earlier responses while a later one of their chain lives, then sweeps the chain', async () => {
+      const account = await createTestAccount(store());
+      // Expiries below every other test's clock values, so only these rows are in play.
+      const turns = chainOf(account.id, 3, (index) => 300 + index * 10);
+      for (const turn of turns) await store().responses.saveResponse(turn);
+      const [first, , last] = turns as [StoredResponse, StoredResponse, StoredResponse];
+
+      // Past the first turn's own expiry it cannot be named, but its chain still reads.
+      expect(await store().responses.findResponse(first.id, account.id, 305)).toBeUndefined();
+      expect(await store().responses.findResponseChain(last.id, account.id, 305, 10)).toEqual(
+        turns,
+      );
+      expect(await store().responses.deleteExpiredResponses(315, 10)).toBe(0);
+      expect(await store().responses.findResponseChain(last.id, account.id, 315, 10)).toEqual(
+        turns,
+      );
+
+      // Once the latest turn expired, the whole chain goes in one batch, with its item index.
+      expect(await store().responses.deleteExpiredResponses(320, 10)).toBe(3);
+      expect(await store().responses.findResponseChain(last.id, account.id, 0, 10)).toBeUndefined();
+      const outputIds = turns.map((turn) => String(turn.output[0]?.id));
+      expect((await store().responses.findOutputItems(outputIds, account.id, 0)).size).toBe(0);
+    });
+
     it('refuses a response of an account that does not exist', async () => {
       await expect(
         store().responses.saveResponse(storedResponse(uniqueId('account'))),

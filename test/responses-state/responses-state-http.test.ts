@@ -252,4 +252,45 @@ describe('stored responses over HTTP (store and previous_response_id)', () => {
     expect(lastUpstreamBody()).not.toHaveProperty('include');
     expect(lastUpstreamBody().store).toBe(false);
   });
+
+  it('stores each turn once, so a conversation costs storage linear in its length', async () => {
+    const turns = 30;
+    const ids: string[] = [];
+    for (let index = 0; index < turns; index += 1) {
+      const number = String(index).padStart(3, '0');
+      upstream.enqueue({ output: [{ text: `Answer ${number}.` }] });
+      const response = await createResponse({
+        model: models.chat,
+        input: `Question ${number}?`,
+        ...(ids.length > 0 ? { previous_response_id: ids.at(-1) } : {}),
+      });
+      ids.push(response.id);
+    }
+    // The last turn was generated from the whole conversation.
+    const messages = lastUpstreamBody().messages as Array<{ content: unknown }>;
+    expect(messages).toHaveLength(2 * turns - 1);
+    expect(messages.map((message) => message.content).slice(-3)).toEqual([
+      'Question 028?',
+      'Answer 028.',
+      'Question 029?',
+    ]);
+
+    // Every row holds only its own question and answer: the same size for the 1st and the 30th.
+    const rowBytes: number[] = [];
+    for (const id of ids) {
+      const stored = await gateway.store.responses.findResponse(id, accountId, Date.now());
+      expect(stored?.input).toHaveLength(1);
+      rowBytes.push(JSON.stringify(stored?.input).length + JSON.stringify(stored?.output).length);
+    }
+    const first = rowBytes[0] ?? 0;
+    expect(first).toBeGreaterThan(0);
+    expect(rowBytes).toEqual(Array.from({ length: turns }, () => first));
+    const chain = await gateway.store.responses.findResponseChain(
+      ids.at(-1) as string,
+      accountId,
+      Date.now(),
+      1_000,
+    );
+    expect(chain?.map((response) => response.id)).toEqual(ids);
+  });
 });

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Settlement } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
+import type { StoredResponse } from '../../responses-state/response-store.ts';
 import { createTestAccount, uniqueId } from '../../../test/contract/store-contract-fixtures.ts';
 import type { Store } from '../store.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
@@ -189,6 +190,75 @@ describe('SQLite store owned by the gateway process', () => {
     await expect(good).resolves.toBeUndefined();
     await expect(bad).rejects.toThrow(/FOREIGN KEY/);
     expect(await store.usage.listUsage(accountId, 10)).toHaveLength(1);
+  });
+
+  it('commits a stored response in the group commit of the request path', async () => {
+    const store = await open({ busyTimeoutMilliseconds: 0 });
+    const accountId = await fundedAccount(store, 1_000);
+    const response = (id: string): StoredResponse => ({
+      id,
+      accountId,
+      model: 'model',
+      createdAt: 0,
+      expiresAt: Date.now() + 60_000,
+      instructions: null,
+      previousResponseId: null,
+      input: [{ role: 'user', content: 'Hi' }],
+      output: [{ id: `msg_${id}`, type: 'message', content: 'Hello' }],
+    });
+    const first = response(uniqueId('resp'));
+    const second = { ...response(uniqueId('resp')), previousResponseId: first.id };
+    const count = (table: string) =>
+      readFromOutside<{ n: number }>(`select count(*) as n from ${table}`)[0]?.n;
+
+    const saves = [
+      store.responses.saveResponse(first),
+      store.usage.recordUsage(usageRecord(accountId, 0)),
+      store.responses.saveResponse(second),
+      // The same id again: fails alone, the rest of its group is committed.
+      store.responses.saveResponse({ ...first, model: 'impostor' }),
+    ];
+    // Queued with the usage record, not committed one by one.
+    expect([count('responses'), count('usage_records')]).toEqual([0, 0]);
+    const results = await Promise.allSettled(saves);
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ]);
+    expect([count('responses'), count('usage_records'), count('response_chains')]).toEqual([
+      2, 1, 1,
+    ]);
+    expect(await store.responses.findResponseChain(second.id, accountId, 0, 10)).toEqual([
+      first,
+      second,
+    ]);
+
+    // A read made before the next commit still sees a queued response.
+    const third = { ...response(uniqueId('resp')), previousResponseId: second.id };
+    const saved = store.responses.saveResponse(third);
+    expect(await store.responses.findResponseChain(third.id, accountId, 0, 10)).toEqual([
+      first,
+      second,
+      third,
+    ]);
+    await saved;
+
+    // Like a settlement, it waits in the queue while another process holds the write lock,
+    // where a commit of its own would fail at once (busy timeout 0).
+    const other = new BetterSqlite3(file);
+    other.prepare('begin immediate').run();
+    let done = false;
+    const waiting = store.responses.saveResponse(response(uniqueId('resp'))).then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(done).toBe(false);
+    other.prepare('commit').run();
+    other.close();
+    await waiting;
+    expect(count('responses')).toBe(4);
   });
 
   it('keeps writes queued while another process holds the write lock, then commits them', async () => {
