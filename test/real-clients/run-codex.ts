@@ -19,6 +19,8 @@ export interface CodexOptions {
   /** `codex exec --sandbox` (default: Codex's own, read-only). */
   sandbox?: 'read-only' | 'workspace-write' | 'danger-full-access';
   timeoutMs?: number;
+  /** More `config.toml` lines: before every table, and in the provider's table. */
+  extraConfig?: { root?: string[]; provider?: string[] };
 }
 
 export interface CodexRun extends ClientRun {
@@ -27,16 +29,22 @@ export interface CodexRun extends ClientRun {
 }
 
 /** CLIENTS.md, Codex CLI: a custom provider speaking the responses dialect to the gateway. */
-function renderConfig(origin: string, model: string): string {
+function renderConfig(
+  origin: string,
+  model: string,
+  extra: CodexOptions['extraConfig'] = {},
+): string {
   return [
     `model = ${JSON.stringify(model)}`,
     'model_provider = "switchyard"',
+    ...(extra.root ?? []),
     '',
     '[model_providers.switchyard]',
     'name = "switchyard"',
     `base_url = ${JSON.stringify(`${origin}/v1`)}`,
     `env_key = ${JSON.stringify(tokenVariable)}`,
     'wire_api = "responses"',
+    ...(extra.provider ?? []),
     '',
   ].join('\n');
 }
@@ -46,7 +54,10 @@ export async function runCodex(options: CodexOptions): Promise<CodexRun> {
   const launcher = requireClientBinary(codexLauncher);
   const codexHome = path.join(options.workspace.home, '.codex');
   await mkdir(codexHome, { recursive: true });
-  await writeFile(path.join(codexHome, 'config.toml'), renderConfig(options.origin, options.model));
+  await writeFile(
+    path.join(codexHome, 'config.toml'),
+    renderConfig(options.origin, options.model, options.extraConfig),
+  );
   const lastMessageFile = path.join(options.workspace.home, 'last-message.txt');
   const env = buildClientEnvironment(process.env, {
     HOME: options.workspace.home,

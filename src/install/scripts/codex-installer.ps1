@@ -31,7 +31,9 @@ function Remove-SwitchyardOwnedToml([string[]]$Lines) {
 # The chosen model's context window from the model list; '' when the gateway does not list it.
 # Codex knows no metadata for a gateway model and would otherwise guess the window it compacts
 # against. Its output limit has no configuration key that Codex reads (it reports
-# `model_max_output_tokens` as an unrecognized setting), so none is written.
+# `model_max_output_tokens` as an unrecognized setting), so none is written. A model catalog
+# entry (`model_catalog_json`, `model_catalog_url`) would carry both, but Codex then takes its
+# whole agent prompt from the entry instead of its own, so none is written either.
 function Get-SwitchyardContextWindow([object[]]$Models, [string]$Model) {
   if (-not $Model) { return '' }
   $entry = @($Models | Where-Object { $_.id -ceq $Model })[0]

@@ -34,6 +34,8 @@ strip_owned_toml() {
 # gateway does not list it). Codex knows no metadata for a gateway model and would otherwise
 # guess the window it compacts against. Its output limit has no configuration key that Codex
 # reads (it reports `model_max_output_tokens` as an unrecognized setting), so none is written.
+# A model catalog entry (`model_catalog_json`, `model_catalog_url`) would carry both, but Codex
+# then takes its whole agent prompt from the entry instead of its own, so none is written either.
 read_model_context_window() {
   context_window=''
   [ -n "$model" ] || return 0
