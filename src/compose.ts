@@ -22,6 +22,7 @@ import type { Config } from './config/config-schema.ts';
 import { readAdminToken } from './config/load-config.ts';
 import { composeEvaluation } from './features/evaluation/compose-evaluation.ts';
 import type { GatewayFeature } from './features/gateway-feature.ts';
+import { composeMcp } from './features/mcp/compose-mcp.ts';
 import { composeSearch } from './features/search/compose-search.ts';
 import type { BlobStore } from './features/storage/blob-store.ts';
 import { composeStorage } from './features/storage/compose-storage.ts';
@@ -130,6 +131,8 @@ export async function composeGateway(
     ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
   });
 
+  const search = composeSearch(parts, idempotency);
+
   const features: GatewayFeature[] = [
     generationRoutes,
     composeCompactionRoutes(parts, compaction, generation, responsesState),
@@ -153,7 +156,8 @@ export async function composeGateway(
       idempotency,
       now: parts.now,
     }),
-    composeSearch(parts, idempotency),
+    search.feature,
+    composeMcp(parts, { search: search.runner }),
     storage,
   ];
 

@@ -8,7 +8,7 @@ import { errorShapeForUrl } from './error-shape.ts';
 import { sendError } from './send-error.ts';
 
 /** Maps Fastify's own failures (parsing, validation, limits) onto the error catalogue. */
-function toApiError(error: FastifyError): ApiError {
+export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation !== undefined) {
     const context = error.validationContext ?? 'body';

@@ -3,6 +3,7 @@ import type { IdempotencyService } from '../../idempotency/idempotency-service.t
 import { readProviderKey } from '../../config/load-config.ts';
 import type { GatewayFeature } from '../gateway-feature.ts';
 import type { GatewayParts } from '../gateway-parts.ts';
+import type { SearchRunner } from './run-search.ts';
 import { searchRoutes } from './search-routes.ts';
 import { SearchService } from './search-service.ts';
 
@@ -18,13 +19,19 @@ export const searchOperation: IdempotentOperation = {
   keyHeader: 'x-request-id',
 };
 
+export interface ComposedSearch {
+  /** What runs a search; undefined when search is not configured. */
+  runner: SearchRunner | undefined;
+  feature: GatewayFeature;
+}
+
 export function composeSearch(
   parts: GatewayParts,
   idempotency: IdempotencyService,
-): GatewayFeature {
+): ComposedSearch {
   const config = parts.config.search;
   // Without providers there is nothing to ask, so the route does not exist (docs/search.md).
-  if (config === undefined) return { routes: [] };
+  if (config === undefined) return { runner: undefined, feature: { routes: [] } };
   const search = new SearchService({
     config,
     pools: parts.pools,
@@ -36,15 +43,11 @@ export function composeSearch(
     apiKey: (provider) => readProviderKey(provider.apiKeyEnv, parts.env),
     now: parts.now,
   });
+  const runner: SearchRunner = { search, idempotency, operation: searchOperation };
   return {
-    routes: [
-      (app) =>
-        searchRoutes(app, {
-          authenticator: parts.authenticator,
-          search,
-          idempotency,
-          operation: searchOperation,
-        }),
-    ],
+    runner,
+    feature: {
+      routes: [(app) => searchRoutes(app, { authenticator: parts.authenticator, runner })],
+    },
   };
 }

@@ -4,25 +4,18 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import { microPerCredit } from '../../billing/micro-credits.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { requireToken } from '../../http/require-token.ts';
-import { fingerprintRequest } from '../../idempotency/fingerprint-request.ts';
-import type {
-  IdempotencyService,
-  IdempotentOperation,
-} from '../../idempotency/idempotency-service.ts';
 import {
   searchHeadersSchema,
   searchLimits,
   searchRequestSchema,
   searchResponseSchema,
 } from './search-schema.ts';
-import type { SearchService } from './search-service.ts';
+import { readSearchParameters, runSearch, type SearchRunner } from './run-search.ts';
 import type { SearchParameters } from './search-types.ts';
 
 export interface SearchRouteDependencies {
   authenticator: Authenticator;
-  search: SearchService;
-  idempotency: IdempotencyService;
-  operation: IdempotentOperation;
+  runner: SearchRunner;
 }
 
 declare module 'fastify' {
@@ -51,21 +44,17 @@ function readSearchKey(request: FastifyRequest): string | undefined {
   return value;
 }
 
-/** The body with the defaults of spec §2.7 filled in (validation never rewrites bodies). */
-function readParameters(body: Partial<SearchParameters> & { query: string }): SearchParameters {
-  return {
-    query: body.query,
-    effort: body.effort ?? 'basic',
-    max_results: body.max_results ?? searchLimits.maxResults.default,
-  };
-}
-
 /** POST /v1/search (spec §4.8, operationId searchWeb). */
+/** Pino's child loggers take bindings after creation; fastify's type does not say so. */
+type BindableLog = FastifyRequest['log'] & {
+  setBindings?: (bindings: Record<string, unknown>) => void;
+};
+
 export async function searchRoutes(
   app: FastifyInstance,
   dependencies: SearchRouteDependencies,
 ): Promise<void> {
-  const { search, idempotency, operation } = dependencies;
+  const { runner } = dependencies;
   const authenticate = requireToken(dependencies.authenticator, 'search:create');
 
   app.post(
@@ -89,40 +78,23 @@ export async function searchRoutes(
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       const principal = request.principal as NonNullable<FastifyRequest['principal']>;
-      const parameters = readParameters(request.body as SearchParameters);
-      const work = async () => {
-        const answer = await search.search({ parameters, principal, requestId: request.id });
+      const run = await runSearch(runner, {
+        parameters: readSearchParameters(request.body as SearchParameters),
+        principal,
+        requestId: request.id,
+        key: request.searchKey,
         // The request's completion log line says what the search came to, as a generation's does.
-        request.log.setBindings?.({
-          model: 'search',
-          provider: answer.provider,
-          outcome: 'ok',
-          costMicroCredits: Math.round(answer.usage.credits * microPerCredit),
-        });
-        return {
-          status: 200,
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(answer),
-        };
-      };
-      const key = request.searchKey;
-      if (key === undefined) {
-        const answer = await work();
-        return reply.code(answer.status).headers(answer.headers).send(answer.body);
-      }
-      // Defaults are filled first, so `{query}` and `{query, max_results: 8}` are one request.
-      const fingerprint = fingerprintRequest({
-        operation: operation.name,
-        headers: {},
-        body: parameters,
+        onAnswer: (answer) =>
+          (request.log as BindableLog).setBindings?.({
+            model: 'search',
+            provider: answer.provider,
+            outcome: 'ok',
+            costMicroCredits: Math.round(answer.usage.credits * microPerCredit),
+          }),
       });
-      const { answer, replayed } = await idempotency.run(
-        { accountId: principal.account.id, operation, key, fingerprint },
-        work,
-      );
-      reply.headers(answer.headers);
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(answer.status).send(answer.body);
+      reply.header('content-type', 'application/json');
+      if (run.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(200).send(run.body);
     },
   );
 }

@@ -7,26 +7,28 @@ export const searchLimits = {
   requestId: { min: 1, max: 80, pattern: /^[A-Za-z0-9._:-]+$/ },
 } as const;
 
-export const searchRequestSchema: TSchema = Type.Object(
-  {
-    query: Type.String({
-      minLength: searchLimits.query.min,
-      maxLength: searchLimits.query.max,
-      description: 'What to search the web for.',
+/** The fields of the request body; the MCP `search` tool takes the same ones. */
+export const searchRequestProperties = {
+  query: Type.String({
+    minLength: searchLimits.query.min,
+    maxLength: searchLimits.query.max,
+    description: 'What to search the web for.',
+  }),
+  effort: Type.Optional(
+    Type.Literal('basic', { default: 'basic', description: 'Only `basic` is offered.' }),
+  ),
+  max_results: Type.Optional(
+    Type.Integer({
+      minimum: searchLimits.maxResults.min,
+      maximum: searchLimits.maxResults.max,
+      default: searchLimits.maxResults.default,
     }),
-    effort: Type.Optional(
-      Type.Literal('basic', { default: 'basic', description: 'Only `basic` is offered.' }),
-    ),
-    max_results: Type.Optional(
-      Type.Integer({
-        minimum: searchLimits.maxResults.min,
-        maximum: searchLimits.maxResults.max,
-        default: searchLimits.maxResults.default,
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+  ),
+};
+
+export const searchRequestSchema: TSchema = Type.Object(searchRequestProperties, {
+  additionalProperties: false,
+});
 
 export const searchResponseSchema: TSchema = Type.Object({
   query: Type.String(),

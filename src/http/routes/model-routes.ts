@@ -1,40 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Authenticator } from '../../auth/authenticator.ts';
-import type { CatalogModel, ModelCatalog } from '../../catalog/model-catalog.ts';
+import type { ModelCatalog } from '../../catalog/model-catalog.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
+import { ModelListSchema, renderModel, renderModelList } from '../model-list.ts';
 import { requireToken } from '../require-token.ts';
 
 export interface ModelRouteDependencies {
   catalog: ModelCatalog;
   authenticator: Authenticator;
 }
-
-const ModelSchema = Type.Object(
-  {
-    id: Type.String({ minLength: 1 }),
-    object: Type.String(),
-    type: Type.String(),
-    display_name: Type.String(),
-    created: Type.Integer(),
-    created_at: Type.String(),
-    owned_by: Type.String(),
-    context_window: Type.Integer({ minimum: 1 }),
-    max_output_tokens: Type.Integer({ minimum: 1 }),
-  },
-  { additionalProperties: true, title: 'Model' },
-);
-
-const ModelListSchema = Type.Object(
-  {
-    data: Type.Array(ModelSchema),
-    object: Type.String({ default: 'list' }),
-    has_more: Type.Boolean(),
-    first_id: Type.Union([Type.String(), Type.Null()]),
-    last_id: Type.Union([Type.String(), Type.Null()]),
-  },
-  { additionalProperties: true, title: 'ModelList' },
-);
 
 const ErrorShapeA = Type.Object(
   {
@@ -49,27 +24,6 @@ const ErrorShapeA = Type.Object(
   },
   { additionalProperties: true, title: 'ErrorA' },
 );
-
-/**
- * Both dialects read the same object: OpenAI fields (`object`, `created`, `owned_by`) and
- * Anthropic ones (`type`, `display_name`, `created_at`). The limits are extra fields (spec §2.2
- * allows them): the Codex installer writes them into Codex's model metadata (issue 14 §7).
- */
-function renderModel(model: CatalogModel) {
-  return {
-    id: model.id,
-    object: 'model',
-    type: 'model',
-    display_name: model.displayName,
-    created: model.created,
-    created_at: new Date(model.created * 1000).toISOString(),
-    owned_by: model.ownedBy,
-    context_window: model.contextWindow,
-    max_output_tokens: model.maxOutputTokens,
-  };
-}
-
-const maximumLimit = 1000;
 
 export async function modelRoutes(
   app: FastifyInstance,
@@ -100,20 +54,11 @@ export async function modelRoutes(
     },
     async (request) => {
       const query = request.query as { limit?: string; after_id?: string; before_id?: string };
-      // docs/decisions/0002: without `limit` the whole catalog, because the chat-style SDKs read one page.
-      const page = catalog.page({
-        limit: query.limit === undefined ? maximumLimit : Number(query.limit),
+      return renderModelList(catalog, {
+        ...(query.limit !== undefined ? { limit: Number(query.limit) } : {}),
         ...(query.after_id !== undefined ? { afterId: query.after_id } : {}),
         ...(query.before_id !== undefined ? { beforeId: query.before_id } : {}),
       });
-      const data = page.data.map(renderModel);
-      return {
-        data,
-        object: 'list',
-        has_more: page.hasMore,
-        first_id: data[0]?.id ?? null,
-        last_id: data.at(-1)?.id ?? null,
-      };
     },
   );
 

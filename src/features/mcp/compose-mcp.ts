@@ -1,0 +1,33 @@
+import packageJson from '../../../package.json' with { type: 'json' };
+import type { GatewayFeature } from '../gateway-feature.ts';
+import type { GatewayParts } from '../gateway-parts.ts';
+import type { SearchRunner } from '../search/run-search.ts';
+import { createListModelsTool } from './list-models-tool.ts';
+import { mcpRoutes } from './mcp-routes.ts';
+import type { McpTool } from './mcp-tool.ts';
+import { McpToolbox } from './mcp-toolbox.ts';
+import { createSearchTool } from './search-tool.ts';
+
+/** The services the tools call; a tool whose service is not configured does not exist. */
+export interface McpServices {
+  search: SearchRunner | undefined;
+}
+
+/**
+ * POST /mcp (spec §4.11, docs/mcp.md). Each tool is one module that receives the service its
+ * HTTP route calls; adding a tool is one line here.
+ */
+export function composeMcp(parts: GatewayParts, services: McpServices): GatewayFeature {
+  const tools: McpTool[] = [
+    createListModelsTool(parts.catalog),
+    ...(services.search === undefined ? [] : [createSearchTool(services.search)]),
+  ];
+  const toolbox = new McpToolbox({
+    tools,
+    serverInfo: { name: 'switchyard', version: packageJson.version },
+    logFailure: (error, tool) => parts.logError(error, 'MCP tool failed', { tool }),
+  });
+  return {
+    routes: [(app) => mcpRoutes(app, { authenticator: parts.authenticator, toolbox })],
+  };
+}
