@@ -42,6 +42,7 @@ describe('GET /openapi.json (spec §9)', () => {
         'createChatCompletion',
         'createEvaluation',
         'searchWeb',
+        'callMcp',
         'getStorage',
         'listStorageAssets',
         'downloadStorageAsset',
@@ -102,6 +103,23 @@ describe('GET /openapi.json (spec §9)', () => {
     expect(response.required).toEqual(
       expect.arrayContaining(['query', 'results', 'provider', 'request_id', 'usage']),
     );
+  });
+
+  it('describes callMcp with its JSON-RPC request and both answer types', async () => {
+    const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const paths = document.paths as Record<string, Record<string, unknown>>;
+    // GET and DELETE only answer 405: they are no operations.
+    expect(Object.keys(paths['/mcp'] ?? {})).toEqual(['post']);
+    const operation = document.paths['/mcp'].post;
+    expect(operation.operationId).toBe('callMcp');
+    const request = operation.requestBody.content['application/json'].schema;
+    const single = request.anyOf.find((schema: { type: string }) => schema.type === 'object');
+    expect(single.required).toEqual(['jsonrpc', 'method']);
+    expect(single.properties.jsonrpc).toMatchObject({ enum: ['2.0'] });
+    expect(Object.keys(operation.responses['200'].content).sort()).toEqual([
+      'application/json',
+      'text/event-stream',
+    ]);
   });
 
   it('describes every storage route of spec §4.12 with its field names', async () => {
