@@ -64,8 +64,13 @@ export interface RealClientBed {
   close(): Promise<void>;
 }
 
-/** A listening gateway whose three providers point at one fake upstream requiring a key. */
-export async function startRealClientBed(): Promise<RealClientBed> {
+/**
+ * A listening gateway whose three providers point at one fake upstream requiring a key; `config`
+ * adds further configuration (a search provider for the MCP suite).
+ */
+export async function startRealClientBed(
+  options: { config?: Record<string, unknown> } = {},
+): Promise<RealClientBed> {
   const dialects = Object.keys(realClientModels) as UpstreamDialect[];
   const bed = await startUpstreamTestBed({
     providers: Object.fromEntries(
@@ -81,6 +86,7 @@ export async function startRealClientBed(): Promise<RealClientBed> {
     ),
     upstreamKey,
     listen: true,
+    ...(options.config !== undefined ? { config: options.config } : {}),
   });
   const { fake, gateway, token } = bed;
   const proxy = await startRecordingProxy(bed.origin);
@@ -116,10 +122,13 @@ export async function startRealClientBed(): Promise<RealClientBed> {
  * Starts the bed before a suite's tests (handing it to `use`), clears it before each test and
  * closes it after the suite.
  */
-export function useRealClientBed(use: (bed: RealClientBed) => void): void {
+export function useRealClientBed(
+  use: (bed: RealClientBed) => void,
+  options: () => Promise<{ config?: Record<string, unknown> }> = async () => ({}),
+): void {
   let bed: RealClientBed | undefined;
   beforeAll(async () => {
-    bed = await startRealClientBed();
+    bed = await startRealClientBed(await options());
     use(bed);
   });
   afterAll(async () => {

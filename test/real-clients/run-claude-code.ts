@@ -17,6 +17,8 @@ export interface ClaudeCodeOptions {
   allowedTools?: string[];
   /** Further client settings (e.g. `ENABLE_TOOL_SEARCH`). */
   extraEnv?: Record<string, string>;
+  /** An HTTP MCP server added first with `claude mcp add --transport http` (user scope). */
+  mcpServer?: { name: string; url: string; headers: Record<string, string> };
   timeoutMs?: number;
 }
 
@@ -63,6 +65,32 @@ export async function runClaudeCode(options: ClaudeCodeOptions): Promise<ClaudeC
     DISABLE_ERROR_REPORTING: '1',
     ...options.extraEnv,
   });
+  if (options.mcpServer !== undefined) {
+    const { name, url, headers } = options.mcpServer;
+    const added = await runClientProcess({
+      command: binary,
+      args: [
+        'mcp',
+        'add',
+        '--transport',
+        'http',
+        '--scope',
+        'user',
+        name,
+        url,
+        ...Object.entries(headers).flatMap(([header, value]) => [
+          '--header',
+          `${header}: ${value}`,
+        ]),
+      ],
+      cwd: options.workspace.cwd,
+      env,
+      timeoutMs: 30_000,
+    });
+    if (added.code !== 0) {
+      return { ...added, result: undefined, stdout: `claude mcp add failed:\n${added.stdout}` };
+    }
+  }
   const args = ['-p', options.prompt, '--output-format', 'json'];
   if (options.allowedTools !== undefined) args.push('--allowedTools', ...options.allowedTools);
   const run = await runClientProcess({

@@ -18,6 +18,8 @@ export interface CodexOptions {
   workspace: ClientWorkspace;
   /** `codex exec --sandbox` (default: Codex's own, read-only). */
   sandbox?: 'read-only' | 'workspace-write' | 'danger-full-access';
+  /** An MCP server over streamable HTTP, with the client token as its bearer token. */
+  mcpServer?: { name: string; url: string };
   timeoutMs?: number;
   /** More `config.toml` lines: before every table, and in the provider's table. */
   extraConfig?: { root?: string[]; provider?: string[] };
@@ -33,7 +35,18 @@ function renderConfig(
   origin: string,
   model: string,
   extra: CodexOptions['extraConfig'] = {},
+  mcpServer?: CodexOptions['mcpServer'],
 ): string {
+  const mcp =
+    mcpServer === undefined
+      ? []
+      : [
+          // CLIENTS.md: `url` and `bearer_token_env_var` (the gateway token, never in the file).
+          `[mcp_servers.${mcpServer.name}]`,
+          `url = ${JSON.stringify(mcpServer.url)}`,
+          `bearer_token_env_var = ${JSON.stringify(tokenVariable)}`,
+          '',
+        ];
   return [
     `model = ${JSON.stringify(model)}`,
     'model_provider = "switchyard"',
@@ -46,6 +59,7 @@ function renderConfig(
     'wire_api = "responses"',
     ...(extra.provider ?? []),
     '',
+    ...mcp,
   ].join('\n');
 }
 
@@ -56,7 +70,7 @@ export async function runCodex(options: CodexOptions): Promise<CodexRun> {
   await mkdir(codexHome, { recursive: true });
   await writeFile(
     path.join(codexHome, 'config.toml'),
-    renderConfig(options.origin, options.model, options.extraConfig),
+    renderConfig(options.origin, options.model, options.extraConfig, options.mcpServer),
   );
   const lastMessageFile = path.join(options.workspace.home, 'last-message.txt');
   const env = buildClientEnvironment(process.env, {
