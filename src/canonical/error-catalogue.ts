@@ -49,6 +49,17 @@ export const errorCatalogue = {
     type: 'invalid_request_error',
     message: 'The previous response was not found.',
   },
+  // docs/transcription.md: only RIFF/WAVE audio is accepted (spec §2.9).
+  unsupported_audio_format: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The file is not a WAV (RIFF/WAVE) file; only WAV audio is accepted.',
+  },
+  invalid_audio: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The WAV header is truncated or inconsistent.',
+  },
   invalid_header: { status: 400, type: 'invalid_request_error', message: 'Invalid header value.' },
   counting_not_supported: {
     status: 400,
@@ -130,6 +141,12 @@ export const errorCatalogue = {
     status: 413,
     type: 'request_too_large',
     message: 'The storage quota is used up. Delete files (POST /v1/storage/cleanup) to free space.',
+  },
+  // docs/decisions/0066: audio over 20 minutes is refused like a file over 25 MiB.
+  audio_too_long: {
+    status: 413,
+    type: 'request_too_large',
+    message: 'The audio is longer than 20 minutes.',
   },
   unsupported_media_type: {
     status: 415,

@@ -2,14 +2,14 @@ import { toPriceTable, type PriceTable } from '../billing/price-table.ts';
 import type {
   Config,
   ModelConfig,
-  ProviderConfig,
+  TextProviderConfig,
   TokenizerName,
 } from '../config/config-schema.ts';
 import { chooseTokenizer } from './choose-tokenizer.ts';
 
 export interface Deployment {
   providerId: string;
-  provider: ProviderConfig;
+  provider: TextProviderConfig;
   upstreamModel: string;
   /** `provider/upstream-model`, as usage records name it. */
   label: string;
@@ -54,7 +54,8 @@ export class ModelCatalog {
       pricing: model.pricing,
       prices: toPriceTable(model.pricing),
       deployments: model.deployments.map((deployment) => {
-        const provider = config.providers[deployment.provider] as ProviderConfig;
+        // load-config.ts refuses a text model on a provider of another kind.
+        const provider = config.providers[deployment.provider] as TextProviderConfig;
         const tokenizer = chooseTokenizer(provider, deployment.upstreamModel, deployment.tokenizer);
         return {
           providerId: deployment.provider,

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 
 import { SearchConfigSchema } from './search-config-schema.ts';
 import { StorageConfigSchema } from './storage-config-schema.ts';
+import { TranscriptionConfigSchema } from './transcription-config-schema.ts';
 
 const Positive = (defaultValue: number, description: string) =>
   Type.Integer({ minimum: 1, default: defaultValue, description });
@@ -9,7 +10,12 @@ const Positive = (defaultValue: number, description: string) =>
 export const ProviderConfigSchema = Type.Object(
   {
     kind: Type.Union(
-      [Type.Literal('anthropic'), Type.Literal('openai-chat'), Type.Literal('openai-responses')],
+      [
+        Type.Literal('anthropic'),
+        Type.Literal('openai-chat'),
+        Type.Literal('openai-responses'),
+        Type.Literal('openai-transcription'),
+      ],
       { description: 'Upstream wire dialect.' },
     ),
     baseUrl: Type.String({ minLength: 1, description: 'e.g. https://api.anthropic.com' }),
@@ -267,6 +273,7 @@ export const ConfigSchema = Type.Object(
       ),
     ),
     search: SearchConfigSchema,
+    transcription: TranscriptionConfigSchema,
     storage: StorageConfigSchema,
     compaction: Type.Object(
       {
@@ -284,6 +291,10 @@ export const ConfigSchema = Type.Object(
 
 export type Config = Static<typeof ConfigSchema>;
 export type ProviderConfig = Static<typeof ProviderConfigSchema>;
+/** A provider text models may be deployed on (load-config.ts refuses the others for them). */
+export type TextProviderConfig = ProviderConfig & {
+  kind: Exclude<ProviderConfig['kind'], 'openai-transcription'>;
+};
 export type ModelConfig = Static<typeof ModelConfigSchema>;
 export type TokenizerName = Exclude<Static<typeof TokenizerSchema>, 'none'>;
 export type LimitSet = Static<typeof LimitSetSchema>;

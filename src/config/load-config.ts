@@ -4,6 +4,7 @@ import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { ConfigSchema, ProviderConfigSchema, type Config } from './config-schema.ts';
 import { checkSearchConfig } from './check-search-config.ts';
+import { checkTranscriptionConfig } from './check-transcription-config.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -105,6 +106,7 @@ function checkReferences(config: Config): void {
     }
   }
   problems.push(...checkSearchConfig(config.search));
+  problems.push(...checkTranscriptionConfig(config));
   if (config.store.backend === 'postgres' && config.store.postgresUrl === undefined) {
     problems.push('store.postgresUrl: is required when store.backend is "postgres"');
   }
