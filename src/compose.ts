@@ -24,6 +24,7 @@ import { composeEvaluation } from './features/evaluation/compose-evaluation.ts';
 import type { GatewayFeature } from './features/gateway-feature.ts';
 import { composeMcp } from './features/mcp/compose-mcp.ts';
 import { composeSearch } from './features/search/compose-search.ts';
+import { composeTranscription } from './features/transcription/compose-transcription.ts';
 import type { BlobStore } from './features/storage/blob-store.ts';
 import { composeStorage } from './features/storage/compose-storage.ts';
 import type { StorageService } from './features/storage/storage-service.ts';
@@ -157,6 +158,7 @@ export async function composeGateway(
       now: parts.now,
     }),
     search.feature,
+    composeTranscription(parts, idempotency),
     composeMcp(parts, { search: search.runner }),
     storage,
   ];

@@ -1,6 +1,7 @@
 import { ApiError } from '../../canonical/generation-error.ts';
 import type { SearchProviderConfig } from '../../config/search-config-schema.ts';
 import { mapUpstreamStatus } from '../../providers/shared/map-upstream-failure.ts';
+import { readBodyAtMost } from '../../providers/shared/read-body-at-most.ts';
 import {
   isTimeout,
   isTransportFailure,
@@ -52,7 +53,7 @@ export async function callSearchProvider(input: {
   }
   let text: string | undefined;
   try {
-    text = await readAtMost(response.body, ANSWER_BYTES_LIMIT);
+    text = await readBodyAtMost(response.body, ANSWER_BYTES_LIMIT);
   } catch (error) {
     if (!isTransportFailure(error)) throw error;
     return unreadable(provider, 'broke off');
@@ -77,24 +78,6 @@ export async function callSearchProvider(input: {
   const results = adapter.readResults(body, parameters);
   if (results === undefined) return unreadable(provider, 'is not a search answer');
   return { ok: true, results };
-}
-
-/** The body as UTF-8, or undefined once it passes `limit` bytes (the rest is not read). */
-async function readAtMost(
-  body: AsyncIterable<Buffer> & { destroy(): unknown },
-  limit: number,
-): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function unreadable(provider: SearchProviderConfig, why: string): ProviderOutcome {

@@ -1,6 +1,6 @@
 import { AbortHandle } from '../../shared/abort-handle.ts';
 import { Pool, errors as undiciErrors } from 'undici';
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, FormData } from 'undici';
 
 export interface UpstreamTarget {
   baseUrl: string;
@@ -16,8 +16,11 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   /** POST unless told; a GET sends no body (search providers that read a query string). */
   method?: 'GET' | 'POST';
-  /** A string is sent as UTF-8; the generation path encodes its bodies itself (utf8-bytes.ts). */
-  body?: string | Buffer;
+  /**
+   * A string is sent as UTF-8; the generation path encodes its bodies itself (utf8-bytes.ts).
+   * A form is streamed as multipart/form-data, its file parts read from disk as they are sent.
+   */
+  body?: string | Buffer | FormData;
   signal: AbortSignal | AbortHandle;
 }
 

@@ -1,0 +1,151 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+import type { Authenticator } from '../../auth/authenticator.ts';
+import { ApiError } from '../../canonical/generation-error.ts';
+import { acceptBody } from '../../http/defer-continue.ts';
+import { requireToken } from '../../http/require-token.ts';
+import { fingerprintRequest } from '../../idempotency/fingerprint-request.ts';
+import type {
+  IdempotencyService,
+  IdempotentOperation,
+} from '../../idempotency/idempotency-service.ts';
+import { randomHex } from '../../shared/random-hex.ts';
+import { readTranscriptionForm } from './read-transcription-form.ts';
+import { transcriptionLimits } from './transcription-limits.ts';
+import {
+  transcriptionHeadersSchema,
+  transcriptionRequestSchema,
+  transcriptionResponseSchema,
+} from './transcription-schema.ts';
+import type { TranscriptionService } from './transcription-service.ts';
+
+export interface TranscriptionRouteDependencies {
+  authenticator: Authenticator;
+  transcription: TranscriptionService;
+  idempotency: IdempotencyService;
+  operation: IdempotentOperation;
+  /** Where uploads are written while their request runs (docs/decisions/0065). */
+  spoolDirectory: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    transcriptionKey?: string;
+  }
+}
+
+/** spec §4.10: the Idempotency-Key is required, and checked before the body is read. */
+function readTranscriptionKey(request: FastifyRequest): string {
+  const value = request.headers['idempotency-key'];
+  const { min, max, pattern } = transcriptionLimits.idempotencyKey;
+  if (
+    typeof value !== 'string' ||
+    value.length < min ||
+    value.length > max ||
+    !pattern.test(value)
+  ) {
+    throw new ApiError(
+      'invalid_header',
+      `Invalid header Idempotency-Key: required, ${min} to ${max} characters of letters, digits and . _ : -`,
+      { details: { param: 'Idempotency-Key' } },
+    );
+  }
+  return value;
+}
+
+/** POST /v1/audio/transcriptions (spec §4.10, operationId createAudioTranscription). */
+export async function transcriptionRoutes(
+  app: FastifyInstance,
+  dependencies: TranscriptionRouteDependencies,
+): Promise<void> {
+  const { transcription, idempotency, operation, spoolDirectory } = dependencies;
+  const authenticate = requireToken(dependencies.authenticator, 'audio:create');
+
+  // Only this route's scope reads multipart bodies. busboy's own file limit sits one byte past
+  // the contract's, so the spooler sees the byte that crosses 25 MiB and refuses it (413).
+  await app.register(multipart, {
+    limits: {
+      files: 1,
+      fields: 8,
+      parts: 9,
+      fieldSize: transcriptionLimits.maxFieldBytes,
+      fileSize: transcriptionLimits.maxFileBytes + 1,
+      headerPairs: 32,
+    },
+  });
+  app.addContentTypeParser('*', (_request, _payload, done) => {
+    done(new ApiError('unsupported_media_type', 'Send the transcription as multipart/form-data.'));
+  });
+
+  app.post(
+    '/v1/audio/transcriptions',
+    {
+      onRequest: [
+        authenticate,
+        async (request: FastifyRequest) => {
+          request.transcriptionKey = readTranscriptionKey(request);
+        },
+      ],
+      schema: {
+        operationId: 'createAudioTranscription',
+        consumes: ['multipart/form-data'],
+        headers: transcriptionHeadersSchema,
+        body: transcriptionRequestSchema,
+        response: { 200: transcriptionResponseSchema },
+      },
+      // The parts are checked while they stream (read-transcription-form.ts) and the header in
+      // onRequest; the schemas describe them in /openapi.json.
+      validatorCompiler: () => () => true,
+      // The answer is sent as stored, so a replay is the same bytes.
+      serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!request.isMultipart()) {
+        throw new ApiError(
+          'unsupported_media_type',
+          'Send the transcription as multipart/form-data.',
+        );
+      }
+      const principal = request.principal as NonNullable<FastifyRequest['principal']>;
+      const key = request.transcriptionKey as string;
+      acceptBody(request.raw);
+      const spoolPath = path.join(spoolDirectory, `${randomHex(16)}.upload`);
+      let outcome;
+      try {
+        const form = await readTranscriptionForm(request.parts(), spoolPath);
+        // spec §4.10: "repeat a key only with the same request"; the file counts by its hash.
+        const fingerprint = fingerprintRequest({
+          operation: operation.name,
+          headers: {},
+          body: { ...form.parameters, file_sha256: form.audio.sha256 },
+        });
+        outcome = await idempotency.run(
+          { accountId: principal.account.id, operation, key, fingerprint },
+          async () => {
+            const result = await transcription.transcribe({
+              form,
+              principal,
+              requestId: request.id,
+            });
+            return {
+              status: 200,
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(result),
+            };
+          },
+        );
+      } finally {
+        // Gone before the answer leaves: the file lives only while its request runs.
+        await rm(spoolPath, { force: true });
+      }
+      const { answer, replayed } = outcome;
+      reply.headers(answer.headers);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(answer.status).send(answer.body);
+    },
+  );
+}

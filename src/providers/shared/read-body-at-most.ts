@@ -1,0 +1,20 @@
+/**
+ * An upstream answer's body as UTF-8, or undefined once it passes `limit` bytes: the rest is not
+ * read and the body is destroyed, so an endless answer costs at most `limit` bytes of memory.
+ */
+export async function readBodyAtMost(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
