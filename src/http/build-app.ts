@@ -69,6 +69,9 @@ export const redactedLogPaths = [
   'req.headers["x-api-key"]',
   'headers.authorization',
   'headers["x-api-key"]',
+  // @fastify/multipart logs the options it hands busboy, request headers included, at trace.
+  'busboyOptions.headers.authorization',
+  'busboyOptions.headers["x-api-key"]',
 ];
 
 /** The app factory: builds and never listens (STYLE.md §7); tests use `inject()`. */
