@@ -6,10 +6,22 @@ describe('GET /openapi.json (spec §9)', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await startTestGateway({
-      providers: { up: { kind: 'anthropic', baseUrl: 'http://127.0.0.1:9' } },
+      providers: {
+        up: { kind: 'anthropic', baseUrl: 'http://127.0.0.1:9' },
+        audio: { kind: 'openai-transcription', baseUrl: 'http://127.0.0.1:9' },
+      },
       models: [testModel('m', 'up')],
       evaluation: { modelId: 'evaluator', judgeModel: 'm' },
       search: { providers: [{ id: 'web', kind: 'searxng', baseUrl: 'http://127.0.0.1:9' }] },
+      transcription: {
+        models: [
+          {
+            id: 'whisper',
+            deployments: [{ provider: 'audio', upstreamModel: 'whisper-1' }],
+            pricing: { perSecond: 0.0001 },
+          },
+        ],
+      },
     });
   });
   afterAll(async () => gateway.close());
@@ -42,6 +54,7 @@ describe('GET /openapi.json (spec §9)', () => {
         'createChatCompletion',
         'createEvaluation',
         'searchWeb',
+        'createAudioTranscription',
         'callMcp',
         'getStorage',
         'listStorageAssets',
@@ -120,6 +133,36 @@ describe('GET /openapi.json (spec §9)', () => {
       'application/json',
       'text/event-stream',
     ]);
+  });
+
+  it('describes createAudioTranscription with its required key and multipart parts', async () => {
+    const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const operation = document.paths['/v1/audio/transcriptions'].post;
+    expect(operation.operationId).toBe('createAudioTranscription');
+    const header = (
+      operation.parameters as Array<{
+        in: string;
+        name: string;
+        required?: boolean;
+        schema: { maxLength: number };
+      }>
+    ).find((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key');
+    expect(header?.required).toBe(true);
+    expect(header?.schema.maxLength).toBe(80);
+    expect(Object.keys(operation.requestBody.content)).toEqual(['multipart/form-data']);
+    const request = operation.requestBody.content['multipart/form-data'].schema;
+    expect(request.required).toEqual(['file', 'model']);
+    expect(request.additionalProperties).toBe(false);
+    expect(Object.keys(request.properties)).toEqual([
+      'file',
+      'model',
+      'language',
+      'prompt',
+      'response_format',
+    ]);
+    expect(request.properties.file).toMatchObject({ contentMediaType: 'audio/wav' });
+    const response = operation.responses['200'].content['application/json'].schema;
+    expect(response.required).toEqual(['text']);
   });
 
   it('describes every storage route of spec §4.12 with its field names', async () => {
