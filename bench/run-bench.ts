@@ -2,6 +2,7 @@
  * `npm run bench [-- --quick] [--rounds=N] [--duration=S] [--no-peer] [--soak=S] [--cpu-prof]
  * [--warmup-pass=S] [--only=scenario,…] [--gateway-node-args="--flag=1 --other"]
  * [--load=wrk|autocannon] [--upstream-writes=one|per-event] [--first-text-requests=N]`
+ * `--only=transcription-uploads` runs the 20 × 25 MiB upload scenario alone (not part of --quick).
  * Mock upstream, bare forwarder (floor), Switchyard and the peer gateways as child processes on
  * 127.0.0.1; wrk load (autocannon where wrk is missing); CPU per request, latency, RSS; medians
  * over rounds. See docs/performance.md.
@@ -20,6 +21,11 @@ import type { FirstText } from './lib/summarize-first-text.ts';
 import { computeRatios, evaluateBudgets, medianMeasure, renderReport } from './lib/bench-report.ts';
 import type { Row, SoakResult } from './lib/bench-report.ts';
 import { buildScenarios } from './lib/bench-scenarios.ts';
+import {
+  measureTranscriptionUploads,
+  TRANSCRIPTION_UPLOADS_ID,
+} from './lib/measure-transcription-uploads.ts';
+import type { TranscriptionUploads } from './lib/measure-transcription-uploads.ts';
 import type { Scenario, TargetName } from './lib/bench-scenarios.ts';
 import {
   SLOW_CHUNK_INTERVAL_MS,
@@ -216,6 +222,24 @@ async function main(): Promise<number> {
       }
     }
     const soaked = settings.soakSeconds > 0 && slow ? await soak(running, slow) : undefined;
+    // Not a load-generator scenario: 20 uploads at once, the gateway's RSS sampled throughout.
+    const uploadsAsked =
+      settings.only === undefined ? !quick : settings.only.includes(TRANSCRIPTION_UPLOADS_ID);
+    let uploads: TranscriptionUploads | undefined;
+    if (uploadsAsked) {
+      uploads = await measureTranscriptionUploads({
+        pid: running.gateway.pid,
+        port: running.gateway.port,
+        token: running.gatewayToken,
+      });
+      log(
+        `${TRANSCRIPTION_UPLOADS_ID}: ${uploads.ok}/${uploads.uploads} × ${uploads.fileBytes} bytes in ${uploads.seconds.toFixed(1)} s; ` +
+          `gateway RSS idle ${uploads.idleRssMb.toFixed(0)} MB, peak ${uploads.peakRssMb.toFixed(0)} MB (the files total ${uploads.filesTotalMb} MB)` +
+          (uploads.failures.length > 0 ? `; failures: ${uploads.failures.join(' | ')}` : ''),
+      );
+      if (uploads.ok !== uploads.uploads)
+        notes.push(`${TRANSCRIPTION_UPLOADS_ID}: some uploads failed`);
+    }
     const ratios = computeRatios(scenarios, rows);
     const budgets = evaluateBudgets(scenarios, rows, ratios, soaked, firstText);
     if (rows.some((row) => row.median.failures > 0))
@@ -250,6 +274,7 @@ async function main(): Promise<number> {
           budgets,
           firstText,
           soak: soaked,
+          transcriptionUploads: uploads,
           notes,
         },
         null,

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { freePort, startProcess } from './bench-process.ts';
 import type { BenchProcess } from './bench-process.ts';
 import { EVALUATION_MODEL_ID, type Scenario, type TargetName } from './bench-scenarios.ts';
+import { TRANSCRIPTION_MODEL_ID } from './measure-transcription-uploads.ts';
 
 const run = promisify(execFile);
 
@@ -104,6 +105,7 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
       'slow-chat': provider('openai-chat', slowMockPort),
       'slow-anthropic': provider('anthropic', slowMockPort),
       'slow-responses': provider('openai-responses', slowMockPort),
+      'mock-audio': provider('openai-transcription', mockPort),
     },
     models: [
       model('bench-chat', 'mock-chat', 'gpt-4.1-mini'),
@@ -113,6 +115,15 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
       model(SLOW_MODEL_BY_DIALECT['openai-responses'], 'slow-responses', 'gpt-4.1-mini'),
     ],
     evaluation: { modelId: EVALUATION_MODEL_ID, judgeModel: 'bench-claude' },
+    transcription: {
+      models: [
+        {
+          id: TRANSCRIPTION_MODEL_ID,
+          deployments: [{ provider: 'mock-audio', upstreamModel: 'whisper-1' }],
+          pricing: { perSecond: 0.000001 },
+        },
+      ],
+    },
     // Generous, so the limiter runs on every request without ever refusing one.
     limits: {
       token: {

@@ -1,7 +1,8 @@
 /**
  * Mock upstream for the bench (run as its own process): answers POST /v1/chat/completions,
  * POST /v1/messages and POST /v1/responses with fixed JSON, or fixed SSE when the body asks for `"stream": true`; an
- * evaluation judge call gets a fixed tool call.
+ * evaluation judge call gets a fixed tool call. POST /v1/audio/transcriptions is read and counted,
+ * never kept, and answered with OpenAI's `{text, usage: {type: "duration", seconds}}`.
  * Env: PORT; MOCK_LATENCY_MS (wait before the answer's first byte); MOCK_CHUNK_INTERVAL_MS
  * (pause between SSE events); MOCK_WRITES=one (default) answers a whole stream in one write,
  * like an upstream whose events arrive in one read, or per-event (one write per event; the
@@ -61,7 +62,13 @@ function sendSse(response: ServerResponse, events: string[]): void {
 
 const server = createServer((request, response) => {
   const parts: Buffer[] = [];
-  request.on('data', (part: Buffer) => parts.push(part));
+  // Uploads of 25 MiB are counted as they pass, so the mock's memory stays out of the figures.
+  const counting = request.url?.startsWith('/v1/audio/transcriptions') === true;
+  let received = 0;
+  request.on('data', (part: Buffer) => {
+    received += part.length;
+    if (!counting) parts.push(part);
+  });
   request.on('end', () => {
     const text = Buffer.concat(parts).toString('utf8');
     const stream = STREAM_FLAG.test(text);
@@ -73,6 +80,13 @@ const server = createServer((request, response) => {
       if (request.url?.startsWith('/v1/messages')) {
         if (JUDGE_TOOL.test(text)) return sendJson(response, EVALUATION_JSON);
         return stream ? sendSse(response, MESSAGES_SSE) : sendJson(response, MESSAGES_JSON);
+      }
+      if (counting) {
+        const text = JSON.stringify({ text: `received ${received} bytes` });
+        return sendJson(
+          response,
+          `${text.slice(0, -1)},"usage":{"type":"duration","seconds":${Math.ceil(received / 22_050)}}}`,
+        );
       }
       if (request.url?.startsWith('/v1/responses')) {
         return stream ? sendSse(response, RESPONSES_SSE) : sendJson(response, RESPONSES_JSON);
