@@ -134,10 +134,14 @@ export class StorageService {
     });
     const measure = new MeasureUpload(quotaBytes - storage.usedBytes);
     try {
-      await Promise.all([
+      // Both sides settle before the outcome is known: a refused write answers only once the
+      // blob store has removed what it began to write.
+      const [read, write] = await Promise.allSettled([
         pipeline(input.body, measure),
         this.#blobs.put(blobKey, measure, { contentType: input.contentType }),
       ]);
+      if (read.status === 'rejected') throw read.reason;
+      if (write.status === 'rejected') throw write.reason;
     } catch (error) {
       await this.#discardUpload(id, blobKey);
       if (error instanceof UploadOverQuota) throw new ApiError('storage_quota_exceeded');

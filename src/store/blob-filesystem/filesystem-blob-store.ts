@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -51,13 +52,18 @@ export class FilesystemBlobStore implements BlobStore {
   async put(key: string, body: Readable, _options: { contentType: string }): Promise<void> {
     const target = this.#pathOf(key);
     const temporary = path.join(this.#temporary, randomBytes(12).toString('hex'));
+    // `flush` syncs the file before closing it: a crash after the rename never exposes a short
+    // file.
+    const sink = createWriteStream(temporary, { flags: 'wx', flush: true });
     try {
-      // `flush` syncs the file before closing it: a crash after the rename never exposes a
-      // short file.
-      await pipeline(body, createWriteStream(temporary, { flags: 'wx', flush: true }));
+      await pipeline(body, sink);
       await mkdir(path.dirname(target), { recursive: true });
       await rename(temporary, target);
     } catch (error) {
+      // A body that fails early can destroy the sink while its file is still being opened; the
+      // open then completes (creating the file) after the failure. Removing the file only once
+      // the sink has closed leaves nothing behind.
+      if (!sink.closed) await once(sink, 'close').catch(() => undefined);
       await rm(temporary, { force: true });
       throw error;
     }
