@@ -23,6 +23,8 @@ import { readAdminToken } from './config/load-config.ts';
 import { composeEvaluation } from './features/evaluation/compose-evaluation.ts';
 import type { GatewayFeature } from './features/gateway-feature.ts';
 import { composeMcp } from './features/mcp/compose-mcp.ts';
+import { composeImages } from './features/images/compose-images.ts';
+import type { ImageService } from './features/images/image-service.ts';
 import { composeSearch } from './features/search/compose-search.ts';
 import { composeTranscription } from './features/transcription/compose-transcription.ts';
 import type { BlobStore } from './features/storage/blob-store.ts';
@@ -43,6 +45,8 @@ export interface Gateway {
   operator: OperatorService;
   /** Stored files (issue 16): what features call to store, protect and read files. */
   storage: StorageService;
+  /** Image generation (issue 17), for the MCP tools; undefined when no image models are configured. */
+  images: ImageService | undefined;
   /** Stops background work and closes the app and the stores. */
   close(): Promise<void>;
 }
@@ -133,6 +137,11 @@ export async function composeGateway(
   });
 
   const search = composeSearch(parts, idempotency);
+  const images = composeImages(parts, {
+    idempotency,
+    storage: storage.service,
+    jobs: store.imageJobs,
+  });
 
   const features: GatewayFeature[] = [
     generationRoutes,
@@ -160,6 +169,8 @@ export async function composeGateway(
     search.feature,
     composeTranscription(parts, idempotency),
     composeMcp(parts, { search: search.runner }),
+    // Before storage: stopping jobs may still write files.
+    images,
     storage,
   ];
 
@@ -195,6 +206,7 @@ export async function composeGateway(
     catalog: parts.catalog,
     operator,
     storage: storage.service,
+    images: images.service,
     async close() {
       for (const feature of features) await feature.stop?.();
       await app.close();

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 
+import { ImagesConfigSchema } from './images-config-schema.ts';
 import { SearchConfigSchema } from './search-config-schema.ts';
 import { StorageConfigSchema } from './storage-config-schema.ts';
 import { TranscriptionConfigSchema } from './transcription-config-schema.ts';
@@ -274,6 +275,7 @@ export const ConfigSchema = Type.Object(
     ),
     search: SearchConfigSchema,
     transcription: TranscriptionConfigSchema,
+    images: ImagesConfigSchema,
     storage: StorageConfigSchema,
     compaction: Type.Object(
       {

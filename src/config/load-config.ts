@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { ConfigSchema, ProviderConfigSchema, type Config } from './config-schema.ts';
+import { checkImagesConfig } from './check-images-config.ts';
 import { checkSearchConfig } from './check-search-config.ts';
 import { checkTranscriptionConfig } from './check-transcription-config.ts';
 
@@ -107,6 +108,7 @@ function checkReferences(config: Config): void {
   }
   problems.push(...checkSearchConfig(config.search));
   problems.push(...checkTranscriptionConfig(config));
+  problems.push(...checkImagesConfig(config.images));
   if (config.store.backend === 'postgres' && config.store.postgresUrl === undefined) {
     problems.push('store.postgresUrl: is required when store.backend is "postgres"');
   }

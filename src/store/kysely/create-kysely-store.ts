@@ -8,6 +8,7 @@ import { KyselyCreditLedger } from './kysely-credit-ledger.ts';
 import { KyselyAssetStore } from './kysely-asset-store.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
 import { KyselyIdempotencyStore } from './kysely-idempotency-store.ts';
+import { KyselyImageJobStore } from './kysely-image-job-store.ts';
 import { KyselyResponseStore } from './kysely-response-store.ts';
 import { KyselyUsageStore } from './kysely-usage-store.ts';
 
@@ -21,6 +22,7 @@ export function createKyselyStore(database: Kysely<Database>, dialect: StoreDial
     responses: new KyselyResponseStore(database),
     idempotency: new KyselyIdempotencyStore(database),
     assets: new KyselyAssetStore(database, dialect),
+    imageJobs: new KyselyImageJobStore(database, dialect),
     async ping(): Promise<void> {
       await sql`select 1`.execute(database);
     },

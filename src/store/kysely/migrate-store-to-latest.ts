@@ -9,6 +9,7 @@ import { createSettlementColumnsMigration } from './migration-0004-add-settlemen
 import { createResponseItemsTableMigration } from './migration-0005-create-response-items-table.ts';
 import { createIdempotencyTableMigration } from './migration-0006-create-idempotency-table.ts';
 import { createStorageTablesMigration } from './migration-0007-create-storage-tables.ts';
+import { createImageJobsTableMigration } from './migration-0008-create-image-jobs-table.ts';
 import { createLinkStoredResponsesMigration } from './migration-0010-link-stored-responses.ts';
 
 /**
@@ -26,6 +27,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0005_create_response_items_table': createResponseItemsTableMigration(dialect),
         '0006_create_idempotency_table': createIdempotencyTableMigration(dialect),
         '0007_create_storage_tables': createStorageTablesMigration(dialect),
+        '0008_create_image_jobs_table': createImageJobsTableMigration(dialect),
         '0010_link_stored_responses': createLinkStoredResponsesMigration(dialect),
       };
     },

@@ -1,0 +1,85 @@
+import { readProviderKey } from '../../config/load-config.ts';
+import type { IdempotencyService } from '../../idempotency/idempotency-service.ts';
+import type { IdempotentOperation } from '../../idempotency/idempotency-service.ts';
+import type { GatewayFeature } from '../gateway-feature.ts';
+import type { GatewayParts } from '../gateway-parts.ts';
+import type { StorageService } from '../storage/storage-service.ts';
+import { ImageUpstreamClient } from './call-image-upstream.ts';
+import { ImageCatalog } from './image-catalog.ts';
+import type { ImageJobStore } from './image-job-store.ts';
+import { imageRoutes } from './image-routes.ts';
+import { ImageService } from './image-service.ts';
+import { ImageWorkerPool } from './image-worker-pool.ts';
+import { runImageJob } from './run-image-job.ts';
+
+export interface ImagesFeature extends GatewayFeature {
+  /** What the MCP tools call; undefined when no image models are configured. */
+  service: ImageService | undefined;
+}
+
+/** Image generation (issue 17): service, routes and the job workers, from the shared parts. */
+export function composeImages(
+  parts: GatewayParts,
+  dependencies: { idempotency: IdempotencyService; storage: StorageService; jobs: ImageJobStore },
+): ImagesFeature {
+  const config = parts.config.images;
+  // Without image models there is nothing to generate, so the routes do not exist.
+  if (config === undefined) return { routes: [], service: undefined };
+  const operation: IdempotentOperation = {
+    name: 'image_generation',
+    windowMs: config.replayWindowSeconds * 1000,
+    // Longer than a create call runs: the sync wait plus storing the reference images.
+    claimMs: config.syncWaitMs + 5 * 60_000,
+    keyHeader: 'Idempotency-Key',
+  };
+  const catalog = new ImageCatalog(config);
+  const billing = {
+    ledger: parts.billing.ledger,
+    settlements: parts.billing.settlements,
+    rateLimiter: parts.billing.rateLimiter,
+    limits: parts.billing.limits,
+    holdTtlMs: parts.billing.holdTtlMs,
+    now: parts.now,
+  };
+  const upstream = new ImageUpstreamClient(parts.pools, parts.now);
+  const context = {
+    catalog,
+    jobs: dependencies.jobs,
+    storage: dependencies.storage,
+    upstream,
+    billing,
+    apiKey: (provider: { apiKeyEnv?: string }) => readProviderKey(provider.apiKeyEnv, parts.env),
+    maxResultImageBytes: config.maxResultImageBytes,
+    now: parts.now,
+  };
+  const workers = new ImageWorkerPool({
+    jobs: dependencies.jobs,
+    queues: new Map(config.providers.map((provider) => [provider.id, provider.concurrency])),
+    run: (job, owner, signal) => runImageJob(job, owner, signal, context),
+    leaseMs: config.leaseSeconds * 1000,
+    scanIntervalMs: 1_000,
+    now: parts.now,
+    onError: (error, message) => parts.logError(error, message),
+  });
+  const service = new ImageService({
+    config,
+    catalog,
+    jobs: dependencies.jobs,
+    storage: dependencies.storage,
+    idempotency: dependencies.idempotency,
+    operation,
+    billing,
+    workers,
+  });
+  // Eight reference images at the size limit, base64 (4/3), and the rest of the body.
+  const bodyLimitBytes = Math.ceil((config.maxInputImageBytes * 8 * 4) / 3) + 1024 * 1024;
+  return {
+    service,
+    routes: [
+      (app) =>
+        imageRoutes(app, { authenticator: parts.authenticator, images: service, bodyLimitBytes }),
+    ],
+    start: () => workers.start(),
+    stop: () => workers.stop(),
+  };
+}

@@ -1,0 +1,84 @@
+import type { ImageJobParameters, ImageJobState } from './image-types.ts';
+
+/** Why a job failed, as its poll shows it and its create call answered. */
+export interface ImageJobError {
+  /** An error catalogue code (src/canonical/error-catalogue.ts). */
+  code: string;
+  message: string;
+  status: number;
+}
+
+/** A job as it is created (state `queued`). */
+export interface NewImageJob {
+  id: string;
+  accountId: string;
+  apiKeyId: string;
+  model: string;
+  /** The provider whose workers run the job (its first deployment's): per-provider concurrency. */
+  queue: string;
+  parameters: ImageJobParameters;
+  inputAssetIds: string[];
+  holdId: string | null;
+  /** Micro-credits per delivered image. */
+  pricePerImage: number;
+  createdAt: number;
+  /** After this the job fails and its hold is released. */
+  deadlineAt: number;
+}
+
+export interface ImageJob extends NewImageJob {
+  state: ImageJobState;
+  /** The deployment (index into the model's deployments) that accepted the request. */
+  deploymentIndex: number | null;
+  /** A job-style upstream's id and polling URL, stored before the first poll. */
+  upstreamJobId: string | null;
+  pollUrl: string | null;
+  /** The stored result files, recorded before they are charged. */
+  resultAssetIds: string[] | null;
+  /** Micro-credits charged (a succeeded job). */
+  charged: number | null;
+  error: ImageJobError | null;
+  /** How many times a worker claimed the job. */
+  attempts: number;
+  finishedAt: number | null;
+}
+
+export interface ClaimImageJobs {
+  queue: string;
+  /** A random id of the claiming worker pool. */
+  owner: string;
+  now: number;
+  leaseUntil: number;
+  limit: number;
+  /** Claims only this job (the process that created it runs it at once when it has room). */
+  jobId?: string;
+}
+
+export type ImageJobOutcome =
+  { state: 'succeeded'; charged: number } | { state: 'failed'; error: ImageJobError };
+
+/**
+ * Durable image jobs (docs/decisions/0070): queued → running → succeeded | failed. A running job
+ * belongs to one worker pool while its lease lasts; every step a worker writes is conditional on
+ * still owning it, so a job taken over after a crash is never advanced by two workers at once.
+ */
+export interface ImageJobStore {
+  createJob(job: NewImageJob): Promise<void>;
+  /** The account's job; another account's id is as unknown as a missing one. */
+  getJob(accountId: string, id: string): Promise<ImageJob | undefined>;
+  /**
+   * Claims up to `limit` jobs of the queue that are queued, or running with a lapsed lease (their
+   * worker crashed or stopped), oldest first; other processes' claims are skipped, never waited for.
+   */
+  claimJobs(claim: ClaimImageJobs): Promise<ImageJob[]>;
+  renewLease(id: string, owner: string, leaseUntil: number): Promise<boolean>;
+  recordUpstreamJob(
+    id: string,
+    owner: string,
+    upstream: { deploymentIndex: number; upstreamJobId: string | null; pollUrl: string | null },
+  ): Promise<boolean>;
+  recordResults(id: string, owner: string, resultAssetIds: string[]): Promise<boolean>;
+  finishJob(id: string, owner: string, outcome: ImageJobOutcome, now: number): Promise<boolean>;
+  /** Gives up the leases of this owner's running jobs (a graceful stop): others resume them. */
+  releaseLeases(owner: string): Promise<number>;
+}

@@ -1,0 +1,134 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+import type { Authenticator } from '../../auth/authenticator.ts';
+import { ApiError } from '../../canonical/generation-error.ts';
+import { requireToken } from '../../http/require-token.ts';
+import {
+  imageGenerationSchema,
+  imageHeadersSchema,
+  imageJobParamsSchema,
+  imageJobQuerySchema,
+  imageLimits,
+  imageModelsQuerySchema,
+  imageModelsSchema,
+  imageRequestSchema,
+  imageSourcesSchema,
+} from './image-schema.ts';
+import type { ImageService } from './image-service.ts';
+import type { ImageGenerationRequest } from './image-types.ts';
+
+export interface ImageRouteDependencies {
+  authenticator: Authenticator;
+  images: ImageService;
+  /** Largest body: eight input images of the configured size, base64, plus the rest. */
+  bodyLimitBytes: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    imageKey?: string;
+  }
+}
+
+/** spec §4.9: the Idempotency-Key is required; checked before the body is read, and named. */
+function readImageKey(request: FastifyRequest): string {
+  const value = request.headers['idempotency-key'];
+  const { min, max, pattern } = imageLimits.key;
+  if (
+    typeof value !== 'string' ||
+    value.length < min ||
+    value.length > max ||
+    !pattern.test(value)
+  ) {
+    throw new ApiError(
+      'invalid_header',
+      `Invalid header Idempotency-Key: required, ${min} to ${max} visible ASCII characters.`,
+      { details: { param: 'Idempotency-Key' } },
+    );
+  }
+  return value;
+}
+
+/** The four image routes of spec §4.9; each handler calls the ImageService. */
+export async function imageRoutes(
+  app: FastifyInstance,
+  dependencies: ImageRouteDependencies,
+): Promise<void> {
+  const { images } = dependencies;
+  const authenticate = requireToken(dependencies.authenticator, 'image:create');
+  const principalOf = (request: FastifyRequest) =>
+    request.principal as NonNullable<FastifyRequest['principal']>;
+
+  app.post(
+    '/v1/images/generations',
+    {
+      onRequest: [
+        authenticate,
+        async (request: FastifyRequest) => {
+          request.imageKey = readImageKey(request);
+        },
+      ],
+      bodyLimit: dependencies.bodyLimitBytes,
+      schema: {
+        operationId: 'createImageGeneration',
+        headers: imageHeadersSchema,
+        body: imageRequestSchema,
+        response: { 200: imageGenerationSchema, 202: imageGenerationSchema },
+      },
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const outcome = await images.create(
+        principalOf(request),
+        request.body as ImageGenerationRequest,
+        request.imageKey as string,
+      );
+      if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(outcome.status).send(outcome.generation);
+    },
+  );
+
+  app.get(
+    '/v1/images/generations/:job_id',
+    {
+      onRequest: authenticate,
+      schema: {
+        operationId: 'getImageGeneration',
+        params: imageJobParamsSchema,
+        querystring: imageJobQuerySchema,
+        response: { 200: imageGenerationSchema },
+      },
+    },
+    async (request: FastifyRequest) => {
+      const { job_id: jobId } = request.params as { job_id: string };
+      const query = request.query as { include_base64?: boolean };
+      return images.get(principalOf(request), jobId, {
+        includeBase64: query.include_base64 === true,
+      });
+    },
+  );
+
+  app.get(
+    '/v1/images/sources',
+    {
+      onRequest: authenticate,
+      schema: { operationId: 'listImageSources', response: { 200: imageSourcesSchema } },
+    },
+    async (request: FastifyRequest) => ({
+      object: 'list',
+      data: await images.sources(principalOf(request)),
+    }),
+  );
+
+  app.get(
+    '/v1/images/models',
+    {
+      onRequest: authenticate,
+      schema: {
+        operationId: 'listImageModels',
+        querystring: imageModelsQuerySchema,
+        response: { 200: imageModelsSchema },
+      },
+    },
+    async () => ({ object: 'list', data: images.models() }),
+  );
+}

@@ -1,0 +1,66 @@
+import {
+  asRecord,
+  type ImageParameterIssue,
+  type ImageProviderAdapter,
+} from './image-provider-adapter.ts';
+
+/** GPT Image sizes at about one megapixel, by aspect ratio (`auto` lets the model choose). */
+const sizes: Record<string, string> = {
+  auto: 'auto',
+  '1:1': '1024x1024',
+  '3:2': '1536x1024',
+  '2:3': '1024x1536',
+};
+
+/**
+ * OpenAI's image API: POST /v1/images/generations with `{model, prompt, n, size, quality,
+ * output_format}`; GPT Image models always answer `{data: [{b64_json}]}`. The generations
+ * endpoint takes no reference images (those go to /v1/images/edits), and its largest sizes are
+ * about one megapixel, so only `1K` is expressible.
+ */
+export const openaiImagesAdapter: ImageProviderAdapter = {
+  mode: 'sync',
+  checkParameters(parameters, inputImages) {
+    const issues: ImageParameterIssue[] = [];
+    if (sizes[parameters.aspectRatio] === undefined)
+      issues.push({
+        param: 'aspect_ratio',
+        message: `this provider offers ${Object.keys(sizes).join(', ')}`,
+      });
+    if (parameters.resolution !== '1K')
+      issues.push({ param: 'resolution', message: 'this provider generates 1K images only' });
+    if (inputImages > 0)
+      issues.push({ param: 'input_images', message: 'this provider takes no reference images' });
+    return issues;
+  },
+  buildSubmit({ parameters, upstreamModel, apiKey }) {
+    return {
+      method: 'POST',
+      path: '/v1/images/generations',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
+      },
+      body: JSON.stringify({
+        model: upstreamModel,
+        prompt: parameters.prompt,
+        n: parameters.n,
+        size: sizes[parameters.aspectRatio],
+        ...(parameters.quality === null ? {} : { quality: parameters.quality }),
+        output_format: parameters.outputFormat === 'jpg' ? 'jpeg' : 'png',
+      }),
+    };
+  },
+  readSubmit(body) {
+    const data = asRecord(body)?.data;
+    if (!Array.isArray(data)) return undefined;
+    const images: Buffer[] = [];
+    for (const item of data) {
+      const encoded = asRecord(item)?.b64_json;
+      if (typeof encoded !== 'string') return undefined;
+      images.push(Buffer.from(encoded, 'base64'));
+    }
+    return { kind: 'images', images };
+  },
+};

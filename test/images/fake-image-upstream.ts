@@ -1,0 +1,161 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { encodePng, jpegBytes, pixelsFor } from './png-bytes.ts';
+
+export interface RecordedImageRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, unknown> | undefined;
+}
+
+/** A scripted answer to the next submit (either wire format). */
+export interface FakeImageFailure {
+  status: number;
+  body?: unknown;
+}
+
+export interface FakeImageUpstream {
+  url: string;
+  requests: RecordedImageRequest[];
+  /** Every image produced, by the order it was made: what a download must equal. */
+  produced: Buffer[];
+  /** Answers the next submits with these failures, in order. */
+  failures: FakeImageFailure[];
+  /** While true, every BFL job stays `Pending`. */
+  holdJobs: boolean;
+  /** How many polls answer `Pending` before `Ready` (default 1). */
+  pollsBeforeReady: number;
+  /** Answers a job with this status instead of `Ready` (e.g. `Content Moderated`). */
+  finalStatus: string | undefined;
+  /** Count of submits per wire format. */
+  submits(kind: 'openai' | 'bfl'): number;
+  close(): Promise<void>;
+}
+
+async function readJson(request: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  if (chunks.length === 0) return undefined;
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+/**
+ * A fake image upstream speaking both wire formats the gateway knows: OpenAI's
+ * POST /v1/images/generations answering `b64_json`, and BFL's POST /v1/<model> → `{id,
+ * polling_url}`, GET polling_url → `{status, result: {sample}}`, GET sample → the bytes. Images
+ * are real PNGs (or minimal JPEGs), each different.
+ */
+export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
+  const jobs = new Map<string, { polls: number; format: string; image?: Buffer }>();
+  let counter = 0;
+  const makeImage = (format: unknown): Buffer => {
+    counter += 1;
+    const image =
+      format === 'jpeg' ? jpegBytes(`image ${counter}`) : encodePng(4, 3, pixelsFor(4, 3, counter));
+    fake.produced.push(image);
+    return image;
+  };
+  const server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? '/', 'http://fake');
+      const body = request.method === 'POST' ? await readJson(request) : undefined;
+      fake.requests.push({
+        method: request.method ?? '',
+        path: url.pathname,
+        headers: request.headers,
+        body,
+      });
+      if (request.method === 'POST') {
+        const failure = fake.failures.shift();
+        if (failure !== undefined) {
+          sendJson(response, failure.status, failure.body ?? { error: { message: 'scripted' } });
+          return;
+        }
+      }
+      if (request.method === 'POST' && url.pathname === '/v1/images/generations') {
+        const count = typeof body?.n === 'number' ? body.n : 1;
+        const data = Array.from({ length: count }, () => ({
+          b64_json: makeImage(body?.output_format).toString('base64'),
+        }));
+        sendJson(response, 200, { created: Math.floor(Date.now() / 1000), data });
+        return;
+      }
+      if (request.method === 'POST' && url.pathname.startsWith('/v1/')) {
+        const id = `bfl-${(jobs.size + 1).toString().padStart(4, '0')}-${Math.random().toString(16).slice(2, 8)}`;
+        jobs.set(id, { polls: 0, format: String(body?.output_format ?? 'png') });
+        sendJson(response, 200, { id, polling_url: `${fake.url}/v1/get_result?id=${id}` });
+        return;
+      }
+      if (request.method === 'GET' && url.pathname === '/v1/get_result') {
+        const id = url.searchParams.get('id') ?? '';
+        const job = jobs.get(id);
+        if (job === undefined) {
+          sendJson(response, 200, { id, status: 'Task not found' });
+          return;
+        }
+        job.polls += 1;
+        if (fake.holdJobs || job.polls <= fake.pollsBeforeReady) {
+          sendJson(response, 200, { id, status: 'Pending', result: null, progress: 0.5 });
+          return;
+        }
+        if (fake.finalStatus !== undefined) {
+          sendJson(response, 200, { id, status: fake.finalStatus, result: null });
+          return;
+        }
+        job.image ??= makeImage(job.format);
+        sendJson(response, 200, {
+          id,
+          status: 'Ready',
+          result: { sample: `${fake.url}/samples/${id}`, prompt: 'x' },
+        });
+        return;
+      }
+      if (request.method === 'GET' && url.pathname.startsWith('/samples/')) {
+        const job = jobs.get(url.pathname.slice('/samples/'.length));
+        if (job?.image === undefined) {
+          response.writeHead(404).end();
+          return;
+        }
+        response.writeHead(200, {
+          'content-type': job.format === 'jpeg' ? 'image/jpeg' : 'image/png',
+        });
+        response.end(job.image);
+        return;
+      }
+      sendJson(response, 404, { error: { message: 'no such route' } });
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const fake: FakeImageUpstream = {
+    url: `http://127.0.0.1:${port}`,
+    requests: [],
+    produced: [],
+    failures: [],
+    holdJobs: false,
+    pollsBeforeReady: 1,
+    finalStatus: undefined,
+    submits(kind) {
+      return fake.requests.filter(
+        (request) =>
+          request.method === 'POST' &&
+          (kind === 'openai'
+            ? request.path === '/v1/images/generations'
+            : request.path !== '/v1/images/generations'),
+      ).length;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  return fake;
+}
