@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --quick] [--rounds=N] [--duration=S] [--no-peer] [--soak=S] [--cpu-prof]
  * [--warmup-pass=S] [--only=scenario,…] [--gateway-node-args="--flag=1 --other"]
- * [--load=wrk|autocannon] [--upstream-writes=one|per-event] [--first-text-requests=N]`
+ * [--load=wrk|autocannon] [--upstream-writes=one|per-event] [--first-text-requests=N]
+ * [--image-jobs=N]`
  * `--only=transcription-uploads` runs the 20 × 25 MiB upload scenario alone (not part of --quick).
  * Mock upstream, bare forwarder (floor), Switchyard and the peer gateways as child processes on
  * 127.0.0.1; wrk load (autocannon where wrk is missing); CPU per request, latency, RSS; medians
@@ -16,6 +17,7 @@ import { generateLoad, measureLoad, preflight } from './lib/bench-load.ts';
 import type { LoadGenerator, LoadMeasure } from './lib/bench-load.ts';
 import { ensureWrk } from './lib/run-wrk.ts';
 import { measureFirstText } from './lib/measure-first-text.ts';
+import { measureImageJobs, type ImageJobsResult } from './lib/measure-image-jobs.ts';
 import { summarizeFirstText } from './lib/summarize-first-text.ts';
 import type { FirstText } from './lib/summarize-first-text.ts';
 import { computeRatios, evaluateBudgets, medianMeasure, renderReport } from './lib/bench-report.ts';
@@ -73,6 +75,7 @@ const settings = {
   withPeer: !flag('no-peer'),
   cpuProfile: flag('cpu-prof'),
   only: option('only')?.split(','),
+  imageJobs: Number(option('image-jobs') ?? 200),
   // Replaces the flags of `npm start` for the gateway, to try others (space-separated).
   gatewayNodeArgs: option('gateway-node-args')
     ?.split(' ')
@@ -240,6 +243,12 @@ async function main(): Promise<number> {
       if (uploads.ok !== uploads.uploads)
         notes.push(`${TRANSCRIPTION_UPLOADS_ID}: some uploads failed`);
     }
+    // Named scenario `image-jobs`: part of a full run, not of --quick (docs/performance.md).
+    let imageJobs: ImageJobsResult | undefined;
+    if (settings.only === undefined ? !quick : settings.only.includes('image-jobs')) {
+      imageJobs = await measureImageJobs(root, running, settings.imageJobs, log);
+      if (!imageJobs.exact) notes.push('image-jobs: the charges were not exact');
+    }
     const ratios = computeRatios(scenarios, rows);
     const budgets = evaluateBudgets(scenarios, rows, ratios, soaked, firstText);
     if (rows.some((row) => row.median.failures > 0))
@@ -275,6 +284,7 @@ async function main(): Promise<number> {
           firstText,
           soak: soaked,
           transcriptionUploads: uploads,
+          imageJobs,
           notes,
         },
         null,

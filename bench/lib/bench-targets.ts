@@ -18,6 +18,12 @@ const run = promisify(execFile);
 export const SLOW_LATENCY_MS = 200;
 export const SLOW_CHUNK_INTERVAL_MS = 20;
 
+/** The image model of the image job scenario and its price per image, in credits. */
+export const IMAGE_MODEL_ID = 'bench-image';
+export const IMAGE_PRICE_CREDITS = 0.01;
+/** How long the slow mock keeps an image job pending. */
+export const IMAGE_JOB_MS = 2000;
+
 export type UpstreamDialect = 'anthropic' | 'openai-chat' | 'openai-responses';
 
 /** One model per upstream dialect on the slow mock, for the time to first text (issue 14). */
@@ -34,11 +40,15 @@ export interface BenchTargets {
   slowFloor: BenchProcess;
   gateway: BenchProcess;
   gatewayToken: string;
+  /** The account of the gateway token (the image job scenario reads its balance). */
+  gatewayAccountId: string;
   peer?: BenchProcess;
   ccr?: BenchProcess;
   /** Why a peer is not running (not installed, failed to start, skipped). */
   peerProblems: string[];
   dataDir: string;
+  /** The gateway's environment (data dir, config), for operator CLI reads. */
+  gatewayEnv: Record<string, string>;
 }
 
 const TS = ['--import', 'tsx'];
@@ -124,6 +134,28 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
         },
       ],
     },
+    // The image job scenario: a job-style (BFL) upstream on the slow mock.
+    images: {
+      providers: [
+        {
+          id: 'slow-images',
+          kind: 'bfl',
+          baseUrl: `http://127.0.0.1:${slowMockPort}`,
+          apiKeyEnv: 'BENCH_UPSTREAM_KEY',
+          concurrency: 256,
+          maxConnections: 64,
+          pollIntervalMs: 250,
+        },
+      ],
+      models: [
+        {
+          id: IMAGE_MODEL_ID,
+          deployments: [{ provider: 'slow-images', upstreamModel: 'bench-flux' }],
+          prices: [{ resolution: '1K', perImage: IMAGE_PRICE_CREDITS }],
+        },
+      ],
+      syncWaitMs: 0,
+    },
     // Generous, so the limiter runs on every request without ever refusing one.
     limits: {
       token: {
@@ -185,8 +217,11 @@ async function startGateway(
     ['bin/switchyard.js', '--json', 'bootstrap', '--name', 'bench', '--credits', '1000000'],
     { cwd: root, env: { ...process.env, ...env }, timeout: 30_000 },
   );
-  const token = (JSON.parse(stdout) as { token?: string }).token;
-  if (typeof token !== 'string') throw new Error(`bootstrap printed no token: ${stdout}`);
+  const printed = JSON.parse(stdout) as { token?: string; account?: { id?: string } };
+  const token = printed.token;
+  const accountId = printed.account?.id;
+  if (typeof token !== 'string' || typeof accountId !== 'string')
+    throw new Error(`bootstrap printed no token: ${stdout}`);
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
   // As `npm start` runs it: the build, on plain Node.
   await run(process.execPath, ['scripts/build-gateway.mjs'], { cwd: root, timeout: 60_000 });
@@ -198,7 +233,7 @@ async function startGateway(
     cwd: root,
     readyPath: '/healthz',
   });
-  return { gateway, token, dataDir };
+  return { gateway, token, accountId, dataDir, env };
 }
 
 export const CCR_KEY = 'bench-ccr-key';
@@ -284,10 +319,11 @@ export async function startTargets(
   const slowMock = await startMock(root, 'slow-mock', {
     MOCK_LATENCY_MS: String(SLOW_LATENCY_MS),
     MOCK_CHUNK_INTERVAL_MS: String(SLOW_CHUNK_INTERVAL_MS),
+    MOCK_IMAGE_JOB_MS: String(IMAGE_JOB_MS),
   });
   const floor = await startFloor(root, 'floor', mock);
   const slowFloor = await startFloor(root, 'slow-floor', slowMock);
-  const { gateway, token, dataDir } = await startGateway(
+  const { gateway, token, accountId, dataDir, env } = await startGateway(
     root,
     mock,
     slowMock,
@@ -303,6 +339,8 @@ export async function startTargets(
     slowFloor,
     gateway,
     gatewayToken: token,
+    gatewayAccountId: accountId,
+    gatewayEnv: env,
     dataDir,
     ...(typeof peer === 'string' ? {} : { peer }),
     ...(typeof ccr === 'object' ? { ccr } : {}),

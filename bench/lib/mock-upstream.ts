@@ -6,7 +6,8 @@
  * Env: PORT; MOCK_LATENCY_MS (wait before the answer's first byte); MOCK_CHUNK_INTERVAL_MS
  * (pause between SSE events); MOCK_WRITES=one (default) answers a whole stream in one write,
  * like an upstream whose events arrive in one read, or per-event (one write per event; the
- * per-event writes add system calls to the floor that the gateway pays too). Listens on
+ * per-event writes add system calls to the floor that the gateway pays too); MOCK_IMAGE_JOB_MS
+ * (how long a job-style image generation stays pending, mock-upstream-images.ts). Listens on
  * 127.0.0.1 only.
  */
 import { createServer } from 'node:http';
@@ -18,6 +19,7 @@ import {
   MESSAGES_JSON,
   MESSAGES_SSE,
 } from './mock-upstream-bodies.ts';
+import { answerImageRequest } from './mock-upstream-images.ts';
 import { RESPONSES_JSON, RESPONSES_SSE } from './mock-upstream-responses.ts';
 
 const latencyMs = Number(process.env.MOCK_LATENCY_MS ?? 0);
@@ -73,6 +75,7 @@ const server = createServer((request, response) => {
     const text = Buffer.concat(parts).toString('utf8');
     const stream = STREAM_FLAG.test(text);
     const answer = () => {
+      if (answerImageRequest(request, response, Number(process.env.PORT))) return;
       if (request.method !== 'POST') return sendJson(response, '{"ok":true}');
       if (request.url?.startsWith('/v1/chat/completions')) {
         return stream ? sendSse(response, CHAT_SSE) : sendJson(response, CHAT_JSON);
