@@ -191,3 +191,64 @@ describe('input images and protection (spec §2.8, §3)', () => {
       expect(operations).toContain(id);
   });
 });
+
+describe('job bounds (issue 17 §5)', () => {
+  const bed = useTestBed(async () => {
+    const fake = await startFakeImageUpstream();
+    const bounded = await startImageBed({
+      fake,
+      images: {
+        syncWaitMs: 50,
+        jobTimeoutSeconds: 1,
+        providers: [
+          { id: 'openai-fake', kind: 'openai-images', baseUrl: fake.url },
+          { id: 'bfl-fake', kind: 'bfl', baseUrl: fake.url, pollIntervalMs: 20, concurrency: 1 },
+        ],
+      },
+    });
+    return {
+      ...bounded,
+      async close() {
+        await bounded.close();
+        await fake.close();
+      },
+    };
+  });
+
+  it('runs at most the provider concurrency at once, and fails a job past its timeout, releasing its hold', async () => {
+    const { token, accountId } = await bed.gateway.createToken({
+      credits,
+      permissions: ['image:create'],
+    });
+    bed.fake.holdJobs = true;
+    const ids: string[] = [];
+    for (const key of ['bound-1', 'bound-2']) {
+      const accepted = await createImage(bed.gateway, token, key, {
+        model: 'picture-job',
+        prompt: key,
+        source: 'credits',
+      });
+      expect(accepted.statusCode).toBe(202);
+      ids.push(accepted.json().id as string);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // One worker slot: the second job waits queued, unsubmitted.
+    expect(bed.fake.submits('bfl')).toBe(1);
+    const second = await getWithToken(bed.gateway, token, `/v1/images/generations/${ids[1]}`);
+    expect(second.json().status).toBe('queued');
+    // Both are held meanwhile; past the 1 s timeout both fail and both holds are released.
+    expect((await bed.gateway.store.ledger.getBalance(accountId)).held).toBe(2 * bflPrice);
+    for (const id of ids) {
+      const finished = await pollUntilFinished(bed.gateway, token, id);
+      expect(finished.json()).toMatchObject({
+        status: 'failed',
+        error: { code: 'upstream_error' },
+      });
+    }
+    bed.fake.holdJobs = false;
+    expect(await bed.gateway.store.ledger.getBalance(accountId)).toMatchObject({
+      balance: credits,
+      held: 0,
+    });
+  });
+});
