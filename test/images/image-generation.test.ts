@@ -71,6 +71,22 @@ describe('POST /v1/images/generations (spec §2.8, §4.9)', () => {
     );
   });
 
+  it('asks for and stores JPEG when output_format is jpg', async () => {
+    const { token } = await bed.gateway.createToken({ credits, permissions: ['image:create'] });
+    const response = await createImage(bed.gateway, token, 'jpg-1', {
+      model: 'picture-sync',
+      prompt: 'as jpeg',
+      source: 'credits',
+      output_format: 'jpg',
+    });
+    expect(response.statusCode).toBe(200);
+    expect(bed.fake.requests.at(-1)?.body?.output_format).toBe('jpeg');
+    const [image] = response.json().images;
+    expect(image.content_type).toBe('image/jpeg');
+    const download = await getWithToken(bed.gateway, token, image.download_path);
+    expect(download.rawPayload.equals(bed.fake.produced.at(-1) as Buffer)).toBe(true);
+  });
+
   it('answers 202 for a job-style provider, then the poll gives the image the upstream made', async () => {
     const { token, accountId } = await bed.gateway.createToken({
       credits,

@@ -158,6 +158,7 @@ describe('input images and protection (spec §2.8, §3)', () => {
       style: 'vivid',
     });
     expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().error.message).toContain('style');
     const missingKey = await createImage(bed.gateway, token, undefined, {
       model: 'picture-sync',
       prompt: 'x',

@@ -69,7 +69,9 @@ export async function runImageJob(
         return;
       }
     }
-    const charged = await settle(job, resultIds.length, context);
+    const deployment =
+      job.deploymentIndex === null ? null : (model.providers[job.deploymentIndex]?.id ?? null);
+    const charged = await settle(job, resultIds.length, deployment, context);
     await unprotect(job.accountId, [...job.inputAssetIds, ...resultIds], context.storage);
     await jobs.finishJob(job.id, owner, { state: 'succeeded', charged }, now());
   } catch (error) {
@@ -297,7 +299,12 @@ async function storeResults(
 }
 
 /** Charges the delivered images, or releases the hold when none were delivered. */
-async function settle(job: ImageJob, delivered: number, context: ImageJobContext): Promise<number> {
+async function settle(
+  job: ImageJob,
+  delivered: number,
+  deployment: string | null,
+  context: ImageJobContext,
+): Promise<number> {
   const cost = job.pricePerImage * delivered;
   if (job.holdId === null) return 0;
   if (delivered === 0) {
@@ -318,7 +325,7 @@ async function settle(job: ImageJob, delivered: number, context: ImageJobContext
     requestId: job.id,
     surface: 'images',
     model: job.model,
-    deployment: null,
+    deployment,
     startedAt: job.createdAt,
   });
   return result?.charged ?? cost;
