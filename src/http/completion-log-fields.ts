@@ -1,3 +1,5 @@
+import type { FastifyRequest } from 'fastify';
+
 import type { SessionSummary } from '../generation/billing-session.ts';
 
 /**
@@ -13,4 +15,19 @@ export function completionLogFields(summary: SessionSummary): Record<string, unk
     outputTokens: summary.outputTokens,
     costMicroCredits: summary.costMicroCredits,
   };
+}
+
+/**
+ * Adds fields to the request's "request completed" log line, so it says what the request came to
+ * beside its status, duration and request id. Pino's child loggers take bindings after creation;
+ * fastify's logger type does not say so.
+ */
+export function bindCompletionFields(
+  request: FastifyRequest,
+  fields: Record<string, unknown>,
+): void {
+  const log = request.log as FastifyRequest['log'] & {
+    setBindings?: (bindings: Record<string, unknown>) => void;
+  };
+  log.setBindings?.(fields);
 }

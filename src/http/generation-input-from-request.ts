@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import type { GenerationInput } from '../generation/generation-service.ts';
-import { completionLogFields } from './completion-log-fields.ts';
+import { bindCompletionFields, completionLogFields } from './completion-log-fields.ts';
 import { AbortHandle } from '../shared/abort-handle.ts';
 import type { SurfaceCodec } from '../surfaces/surface-codec.ts';
 
@@ -32,11 +32,6 @@ export function generationInputFromRequest(
     signal: clientGoneSignal(request, reply),
     // Fastify's "request completed" line then names the model, tokens and cost beside the
     // status, duration and request id (pino child loggers take bindings after creation).
-    onSettled: (summary) => {
-      const log = request.log as FastifyRequest['log'] & {
-        setBindings?: (bindings: Record<string, unknown>) => void;
-      };
-      log.setBindings?.(completionLogFields(summary));
-    },
+    onSettled: (summary) => bindCompletionFields(request, completionLogFields(summary)),
   };
 }

@@ -48,6 +48,19 @@ describe('POST /v1/audio/transcriptions (spec §2.9, §4.10)', () => {
     expect(balance.balance).toBe(credits - 9_000);
     expect(balance.available).toBe(credits - 9_000);
     expect(await bed.spoolFiles()).toEqual([]);
+    // The completion log line says what the call came to, as a generation's does.
+    const line = bed.gateway.logs
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find(
+        (entry) =>
+          entry.msg === 'request completed' && entry.requestId === response.headers['request-id'],
+      );
+    expect(line).toMatchObject({
+      model: 'whisper-test',
+      deployment: 'audio-0/whisper-upstream-0',
+      outcome: 'ok',
+      costMicroCredits: 9_000,
+    });
   });
 
   it('takes the file before or after the text parts', async () => {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { microPerCredit } from '../../billing/micro-credits.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
+import { bindCompletionFields } from '../../http/completion-log-fields.ts';
 import { requireToken } from '../../http/require-token.ts';
 import {
   searchHeadersSchema,
@@ -45,11 +46,6 @@ function readSearchKey(request: FastifyRequest): string | undefined {
 }
 
 /** POST /v1/search (spec §4.8, operationId searchWeb). */
-/** Pino's child loggers take bindings after creation; fastify's type does not say so. */
-type BindableLog = FastifyRequest['log'] & {
-  setBindings?: (bindings: Record<string, unknown>) => void;
-};
-
 export async function searchRoutes(
   app: FastifyInstance,
   dependencies: SearchRouteDependencies,
@@ -85,7 +81,7 @@ export async function searchRoutes(
         key: request.searchKey,
         // The request's completion log line says what the search came to, as a generation's does.
         onAnswer: (answer) =>
-          (request.log as BindableLog).setBindings?.({
+          bindCompletionFields(request, {
             model: 'search',
             provider: answer.provider,
             outcome: 'ok',

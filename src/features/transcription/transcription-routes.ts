@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
+import { bindCompletionFields } from '../../http/completion-log-fields.ts';
 import { acceptBody } from '../../http/defer-continue.ts';
 import { requireToken } from '../../http/require-token.ts';
 import { fingerprintRequest } from '../../idempotency/fingerprint-request.ts';
@@ -130,6 +131,7 @@ export async function transcriptionRoutes(
               form,
               principal,
               requestId: request.id,
+              onCharged: (fields) => bindCompletionFields(request, { ...fields, outcome: 'ok' }),
             });
             return {
               status: 200,

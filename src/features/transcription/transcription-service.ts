@@ -43,6 +43,8 @@ export interface TranscriptionInput {
   form: TranscriptionForm;
   principal: Principal;
   requestId: string;
+  /** Told what the call is charged, for the request's completion log line. */
+  onCharged?(fields: { model: string; deployment: string; costMicroCredits: number }): void;
 }
 
 /**
@@ -102,10 +104,16 @@ export class TranscriptionService {
         throw error;
       }
       const { usage } = outcome;
+      const cost = Math.min(held, priceOfUsage(usage, model) ?? held);
+      input.onCharged?.({
+        model: model.id,
+        deployment: outcome.deployment,
+        costMicroCredits: cost,
+      });
       await settlePricedCall(dependencies, {
         principal,
         holdId,
-        cost: Math.min(held, priceOfUsage(usage, model) ?? held),
+        cost,
         reason: `transcription ${outcome.deployment}`,
         requestId: input.requestId,
         surface: 'transcription',
