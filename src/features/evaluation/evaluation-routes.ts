@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
+import { readKeyHeader } from '../../http/read-key-header.ts';
 import { requireToken } from '../../http/require-token.ts';
 import { fingerprintRequest } from '../../idempotency/fingerprint-request.ts';
 import type {
@@ -44,14 +45,7 @@ function readEvaluationHeaders(request: FastifyRequest, modelId: string): Evalua
     new ApiError('invalid_header', `Invalid header ${header}: ${rule}.`, {
       details: { param: header },
     });
-  const key = headerValue(request, 'idempotency-key');
-  const { min, max, pattern } = evaluationLimits.key;
-  if (key === undefined || key.length < min || key.length > max || !pattern.test(key)) {
-    throw bad(
-      'Idempotency-Key',
-      `required, ${min} to ${max} characters of letters, digits and . _ : -`,
-    );
-  }
+  const key = readKeyHeader(request, 'Idempotency-Key', evaluationLimits.key, { required: true });
   const model = headerValue(request, 'ai-model-id');
   if (model !== modelId) throw bad('ai-model-id', `must be "${modelId}"`);
   const version = headerValue(request, 'ai-evaluation-model-specification-version');

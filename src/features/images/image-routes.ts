@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { Authenticator } from '../../auth/authenticator.ts';
-import { ApiError } from '../../canonical/generation-error.ts';
+import { readKeyHeader } from '../../http/read-key-header.ts';
 import { requireToken } from '../../http/require-token.ts';
 import {
   imageGenerationSchema,
@@ -30,25 +30,6 @@ declare module 'fastify' {
   }
 }
 
-/** spec §4.9: the Idempotency-Key is required; checked before the body is read, and named. */
-function readImageKey(request: FastifyRequest): string {
-  const value = request.headers['idempotency-key'];
-  const { min, max, pattern } = imageLimits.key;
-  if (
-    typeof value !== 'string' ||
-    value.length < min ||
-    value.length > max ||
-    !pattern.test(value)
-  ) {
-    throw new ApiError(
-      'invalid_header',
-      `Invalid header Idempotency-Key: required, ${min} to ${max} visible ASCII characters.`,
-      { details: { param: 'Idempotency-Key' } },
-    );
-  }
-  return value;
-}
-
 /** The four image routes of spec §4.9; each handler calls the ImageService. */
 export async function imageRoutes(
   app: FastifyInstance,
@@ -65,7 +46,9 @@ export async function imageRoutes(
       onRequest: [
         authenticate,
         async (request: FastifyRequest) => {
-          request.imageKey = readImageKey(request);
+          request.imageKey = readKeyHeader(request, 'Idempotency-Key', imageLimits.key, {
+            required: true,
+          });
         },
       ],
       bodyLimit: dependencies.bodyLimitBytes,

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { microPerCredit } from '../../billing/micro-credits.ts';
-import { ApiError } from '../../canonical/generation-error.ts';
 import { bindCompletionFields } from '../../http/completion-log-fields.ts';
+import { readKeyHeader } from '../../http/read-key-header.ts';
 import { requireToken } from '../../http/require-token.ts';
 import {
   searchHeadersSchema,
@@ -25,26 +25,6 @@ declare module 'fastify' {
   }
 }
 
-/** spec §4.8: the optional x-request-id is checked before the body is read, and named. */
-function readSearchKey(request: FastifyRequest): string | undefined {
-  const value = request.headers['x-request-id'];
-  if (value === undefined) return undefined;
-  const { min, max, pattern } = searchLimits.requestId;
-  if (
-    typeof value !== 'string' ||
-    value.length < min ||
-    value.length > max ||
-    !pattern.test(value)
-  ) {
-    throw new ApiError(
-      'invalid_header',
-      `Invalid header x-request-id: ${min} to ${max} characters of letters, digits and . _ : -`,
-      { details: { param: 'x-request-id' } },
-    );
-  }
-  return value;
-}
-
 /** POST /v1/search (spec §4.8, operationId searchWeb). */
 export async function searchRoutes(
   app: FastifyInstance,
@@ -59,7 +39,9 @@ export async function searchRoutes(
       onRequest: [
         authenticate,
         async (request: FastifyRequest) => {
-          const key = readSearchKey(request);
+          const key = readKeyHeader(request, 'x-request-id', searchLimits.requestId, {
+            required: false,
+          });
           if (key !== undefined) request.searchKey = key;
         },
       ],

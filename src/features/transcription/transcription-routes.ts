@@ -8,6 +8,7 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { bindCompletionFields } from '../../http/completion-log-fields.ts';
 import { acceptBody } from '../../http/defer-continue.ts';
+import { readKeyHeader } from '../../http/read-key-header.ts';
 import { requireToken } from '../../http/require-token.ts';
 import { fingerprintRequest } from '../../idempotency/fingerprint-request.ts';
 import type {
@@ -37,25 +38,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     transcriptionKey?: string;
   }
-}
-
-/** spec §4.10: the Idempotency-Key is required, and checked before the body is read. */
-function readTranscriptionKey(request: FastifyRequest): string {
-  const value = request.headers['idempotency-key'];
-  const { min, max, pattern } = transcriptionLimits.idempotencyKey;
-  if (
-    typeof value !== 'string' ||
-    value.length < min ||
-    value.length > max ||
-    !pattern.test(value)
-  ) {
-    throw new ApiError(
-      'invalid_header',
-      `Invalid header Idempotency-Key: required, ${min} to ${max} characters of letters, digits and . _ : -`,
-      { details: { param: 'Idempotency-Key' } },
-    );
-  }
-  return value;
 }
 
 /** POST /v1/audio/transcriptions (spec §4.10, operationId createAudioTranscription). */
@@ -88,7 +70,14 @@ export async function transcriptionRoutes(
       onRequest: [
         authenticate,
         async (request: FastifyRequest) => {
-          request.transcriptionKey = readTranscriptionKey(request);
+          request.transcriptionKey = readKeyHeader(
+            request,
+            'Idempotency-Key',
+            transcriptionLimits.idempotencyKey,
+            {
+              required: true,
+            },
+          );
         },
       ],
       schema: {
