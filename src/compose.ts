@@ -168,7 +168,7 @@ export async function composeGateway(
     }),
     search.feature,
     composeTranscription(parts, idempotency),
-    composeMcp(parts, { search: search.runner }),
+    composeMcp(parts, { search: search.runner, images: images.service }),
     // Before storage: stopping jobs may still write files.
     images,
     storage,

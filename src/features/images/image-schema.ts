@@ -15,44 +15,45 @@ const outputFormat = Type.Union([Type.Literal('png'), Type.Literal('jpg')]);
  * spec §2.8 allows extra fields; the gateway knows three (`n`, `quality`, `include_base64`) and
  * refuses any other with 400 rather than ignore it (spec §1).
  */
-export const imageRequestSchema: TSchema = Type.Object(
-  {
-    model: Type.String({ minLength: 1, description: 'Exact id from GET /v1/images/models.' }),
-    prompt: Type.String({ minLength: 1, maxLength: 32_000 }),
-    source: Type.String({ description: 'Must be `credits` for a client token.' }),
-    aspect_ratio: Type.Optional(
-      Type.String({ minLength: 1, default: 'auto', description: '`auto` or `W:H`, e.g. `16:9`.' }),
-    ),
-    resolution: Type.Optional({ ...resolution, default: '1K' }),
-    output_format: Type.Optional({ ...outputFormat, default: 'png' }),
-    input_images: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            name: Type.String({ minLength: 1 }),
-            media_type: Type.String({ description: 'image/png, image/jpeg or image/webp.' }),
-            data: Type.String({ description: 'Standard base64 of the image bytes.' }),
-          },
-          { additionalProperties: false },
-        ),
-        { maxItems: imageLimits.inputImages },
+export const imageRequestProperties = {
+  model: Type.String({ minLength: 1, description: 'Exact id from GET /v1/images/models.' }),
+  prompt: Type.String({ minLength: 1, maxLength: 32_000 }),
+  source: Type.String({ description: 'Must be `credits` for a client token.' }),
+  aspect_ratio: Type.Optional(
+    Type.String({ minLength: 1, default: 'auto', description: '`auto` or `W:H`, e.g. `16:9`.' }),
+  ),
+  resolution: Type.Optional({ ...resolution, default: '1K' }),
+  output_format: Type.Optional({ ...outputFormat, default: 'png' }),
+  input_images: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1 }),
+          media_type: Type.String({ description: 'image/png, image/jpeg or image/webp.' }),
+          data: Type.String({ description: 'Standard base64 of the image bytes.' }),
+        },
+        { additionalProperties: false },
       ),
+      { maxItems: imageLimits.inputImages },
     ),
-    n: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 10, default: 1, description: 'Number of images.' }),
-    ),
-    quality: Type.Optional(
-      Type.String({ minLength: 1, description: 'One of the model’s qualities (its price).' }),
-    ),
-    include_base64: Type.Optional(
-      Type.Boolean({
-        default: false,
-        description: 'Inline each finished image as `b64_json` (docs/decisions/0072).',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+  ),
+  n: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 10, default: 1, description: 'Number of images.' }),
+  ),
+  quality: Type.Optional(
+    Type.String({ minLength: 1, description: 'One of the model’s qualities (its price).' }),
+  ),
+  include_base64: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'Inline each finished image as `b64_json` (docs/decisions/0072).',
+    }),
+  ),
+};
+
+export const imageRequestSchema: TSchema = Type.Object(imageRequestProperties, {
+  additionalProperties: false,
+});
 
 export const imageGenerationSchema: TSchema = Type.Object({
   id: Type.String(),

@@ -1,7 +1,13 @@
 import packageJson from '../../../package.json' with { type: 'json' };
 import type { GatewayFeature } from '../gateway-feature.ts';
 import type { GatewayParts } from '../gateway-parts.ts';
+import type { ImageService } from '../images/image-service.ts';
 import type { SearchRunner } from '../search/run-search.ts';
+import { createDownloadImageTool } from './download-image-tool.ts';
+import { createGenerateImageTool } from './generate-image-tool.ts';
+import { createGetImageGenerationTool } from './get-image-generation-tool.ts';
+import { createImageSourcesTool } from './image-sources-tool.ts';
+import { createListImageModelsTool } from './list-image-models-tool.ts';
 import { createListModelsTool } from './list-models-tool.ts';
 import { mcpRoutes } from './mcp-routes.ts';
 import type { McpTool } from './mcp-tool.ts';
@@ -11,6 +17,18 @@ import { createSearchTool } from './search-tool.ts';
 /** The services the tools call; a tool whose service is not configured does not exist. */
 export interface McpServices {
   search: SearchRunner | undefined;
+  images: ImageService | undefined;
+}
+
+/** The five image tools (spec §4.11), all on the ImageService the image routes call. */
+function imageTools(images: ImageService): McpTool[] {
+  return [
+    createImageSourcesTool(images),
+    createListImageModelsTool(images),
+    createGenerateImageTool(images),
+    createGetImageGenerationTool(images),
+    createDownloadImageTool(images),
+  ];
 }
 
 /**
@@ -21,6 +39,7 @@ export function composeMcp(parts: GatewayParts, services: McpServices): GatewayF
   const tools: McpTool[] = [
     createListModelsTool(parts.catalog),
     ...(services.search === undefined ? [] : [createSearchTool(services.search)]),
+    ...(services.images === undefined ? [] : imageTools(services.images)),
   ];
   const toolbox = new McpToolbox({
     tools,
@@ -28,6 +47,13 @@ export function composeMcp(parts: GatewayParts, services: McpServices): GatewayF
     logFailure: (error, tool) => parts.logError(error, 'MCP tool failed', { tool }),
   });
   return {
-    routes: [(app) => mcpRoutes(app, { authenticator: parts.authenticator, toolbox })],
+    routes: [
+      (app) =>
+        mcpRoutes(app, {
+          authenticator: parts.authenticator,
+          toolbox,
+          publicBaseUrl: parts.config.server.publicBaseUrl,
+        }),
+    ],
   };
 }

@@ -14,6 +14,28 @@ import { jsonRpcErrorCodes, sendMcpError } from './render-mcp-error.ts';
 export interface McpRouteDependencies {
   authenticator: Authenticator;
   toolbox: McpToolbox;
+  /** `server.publicBaseUrl`; without it links are derived from each request. */
+  publicBaseUrl: string | undefined;
+}
+
+/**
+ * The base URL links in tool answers start with: the configured one, else the request's protocol
+ * and Host (forwarded headers are not trusted); undefined when the Host makes no plain origin.
+ */
+export function resolveBaseUrl(
+  configured: string | undefined,
+  protocol: string,
+  host: string | undefined,
+): string | undefined {
+  if (configured !== undefined) return configured.replace(/\/+$/, '');
+  if (host === undefined || host === '') return undefined;
+  try {
+    const url = new URL(`${protocol}://${host}`);
+    const plain = url.pathname === '/' && url.search === '' && url.hash === '';
+    return plain && url.username === '' && url.password === '' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -97,7 +119,11 @@ export async function mcpRoutes(
         enableJsonResponse: prefersJson(request.headers.accept),
       });
       transport.onerror = (error) => request.log.debug({ err: error }, 'MCP transport refused');
-      const server = toolbox.createServer({ principal, requestId: request.id });
+      const server = toolbox.createServer({
+        principal,
+        requestId: request.id,
+        baseUrl: resolveBaseUrl(dependencies.publicBaseUrl, request.protocol, request.headers.host),
+      });
       await server.connect(transport);
       guardParams(transport);
       // The SDK writes the answer itself; the headers set so far (request-id) go with it.

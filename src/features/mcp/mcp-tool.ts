@@ -1,3 +1,4 @@
+import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { TSchema } from 'typebox';
 import type { Principal } from '../../auth/authenticator.ts';
 import type { Permission } from '../../auth/permissions.ts';
@@ -7,6 +8,22 @@ export interface McpToolContext {
   principal: Principal;
   /** The HTTP request's id: usage records and answers carry it like a route's. */
   requestId: string;
+  /**
+   * The gateway's base URL as the client reaches it (`server.publicBaseUrl`, else the request's
+   * protocol and Host), for links in answers; undefined when neither gives a usable URL.
+   */
+  baseUrl: string | undefined;
+}
+
+/**
+ * An answer with content blocks of its own (an image, a resource link) besides the structured
+ * answer; a tool that returns a plain object gets that object as JSON text.
+ */
+export class McpToolAnswer {
+  constructor(
+    readonly structuredContent: Record<string, unknown>,
+    readonly content: ContentBlock[],
+  ) {}
 }
 
 /** MCP tool annotations (MCP 2025-06-18 "Tool"): hints for the client, not guarantees. */
@@ -21,7 +38,8 @@ export interface McpToolAnnotations {
 /**
  * One MCP tool (spec §4.11). Each calls the same service as its HTTP route, never the gateway
  * over HTTP, and needs the permission that route needs. `call` returns the structured answer,
- * which must match `outputSchema`; it throws an ApiError when the call fails, and the server
+ * which must match `outputSchema` (wrapped in an McpToolAnswer when it brings content blocks of
+ * its own); it throws an ApiError when the call fails, and the server
  * turns that into an `isError` result.
  */
 export interface McpTool {
@@ -34,5 +52,5 @@ export interface McpTool {
   inputSchema: TSchema;
   /** JSON Schema of the structured answer (an object schema). */
   outputSchema: TSchema;
-  call(input: unknown, context: McpToolContext): Promise<Record<string, unknown>>;
+  call(input: unknown, context: McpToolContext): Promise<Record<string, unknown> | McpToolAnswer>;
 }

@@ -10,7 +10,7 @@ import { Compile } from 'typebox/compile';
 import type { Validator } from 'typebox/compile';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { toDependencyError } from '../../http/install-error-handling.ts';
-import type { McpTool, McpToolContext } from './mcp-tool.ts';
+import { McpToolAnswer, type McpTool, type McpToolContext } from './mcp-tool.ts';
 
 interface ToolEntry {
   tool: McpTool;
@@ -126,6 +126,9 @@ export class McpToolbox {
     }
     try {
       const answer = await tool.call(input, context);
+      if (answer instanceof McpToolAnswer) {
+        return { content: answer.content, structuredContent: answer.structuredContent };
+      }
       return {
         content: [{ type: 'text', text: JSON.stringify(answer) }],
         structuredContent: answer,
