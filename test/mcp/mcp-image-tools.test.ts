@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inlineImageMaxBytes } from '../../src/features/mcp/download-image-tool.ts';
 import { startFakeImageUpstream } from '../images/fake-image-upstream.ts';
@@ -409,8 +410,9 @@ describe('MCP image tools over the SDK client (spec §4.11)', () => {
       mimeType: 'image/png',
       size: large.length,
     });
-    const fetched = await fetch(link?.uri as string, { headers: bearer(token) });
-    expect(Buffer.from(await fetched.arrayBuffer()).equals(large)).toBe(true);
+    const fetched = await request(link?.uri as string, { headers: bearer(token) });
+    expect(fetched.statusCode).toBe(200);
+    expect(Buffer.from(await fetched.body.arrayBuffer()).equals(large)).toBe(true);
 
     const audio = await bed.gateway.storage.storeAsset({
       accountId,

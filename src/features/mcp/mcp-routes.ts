@@ -9,6 +9,7 @@ import { requireToken } from '../../http/require-token.ts';
 import { findInvalidJsonRpc, findInvalidParams } from './check-jsonrpc-message.ts';
 import { mcpRequestSchema, mcpResponseSchemas } from './mcp-schema.ts';
 import type { McpToolbox } from './mcp-toolbox.ts';
+import { resolveBaseUrl } from './resolve-base-url.ts';
 import { jsonRpcErrorCodes, sendMcpError } from './render-mcp-error.ts';
 
 export interface McpRouteDependencies {
@@ -16,26 +17,6 @@ export interface McpRouteDependencies {
   toolbox: McpToolbox;
   /** `server.publicBaseUrl`; without it links are derived from each request. */
   publicBaseUrl: string | undefined;
-}
-
-/**
- * The base URL links in tool answers start with: the configured one, else the request's protocol
- * and Host (forwarded headers are not trusted); undefined when the Host makes no plain origin.
- */
-export function resolveBaseUrl(
-  configured: string | undefined,
-  protocol: string,
-  host: string | undefined,
-): string | undefined {
-  if (configured !== undefined) return configured.replace(/\/+$/, '');
-  if (host === undefined || host === '') return undefined;
-  try {
-    const url = new URL(`${protocol}://${host}`);
-    const plain = url.pathname === '/' && url.search === '' && url.hash === '';
-    return plain && url.username === '' && url.password === '' ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
