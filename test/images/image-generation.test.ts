@@ -54,6 +54,19 @@ describe('POST /v1/images/generations (spec §2.8, §4.9)', () => {
     // The files are no longer protected once the job finished (spec §3).
     const asset = await bed.gateway.storage.getAsset(accountId, generation.images[0].id);
     expect(asset?.protected).toBe(false);
+    // The completion log line names the job and its charge.
+    const line = bed.gateway.logs
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find(
+        (entry) =>
+          entry.msg === 'request completed' && entry.requestId === response.headers['request-id'],
+      );
+    expect(line).toMatchObject({
+      model: 'picture-sync',
+      jobId: generation.id,
+      jobStatus: 'succeeded',
+      costMicroCredits: 2 * openaiPrice,
+    });
   });
 
   it('inlines base64 only when asked', async () => {

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import type { Authenticator } from '../../auth/authenticator.ts';
+import { microPerCredit } from '../../billing/micro-credits.ts';
+import { bindCompletionFields } from '../../http/completion-log-fields.ts';
 import { readKeyHeader } from '../../http/read-key-header.ts';
 import { requireToken } from '../../http/require-token.ts';
 import {
@@ -66,7 +68,17 @@ export async function imageRoutes(
         request.imageKey as string,
       );
       if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(outcome.status).send(outcome.generation);
+      // The completion log line names the job and, once it finished, what it was charged.
+      const { generation } = outcome;
+      bindCompletionFields(request, {
+        model: generation.model,
+        jobId: generation.id,
+        jobStatus: generation.status,
+        ...(generation.usage === undefined || outcome.replayed
+          ? {}
+          : { costMicroCredits: Math.round(generation.usage.credits * microPerCredit) }),
+      });
+      return reply.code(outcome.status).send(generation);
     },
   );
 
