@@ -10,7 +10,12 @@ import {
 } from '../fake-upstream/fake-upstream-server.ts';
 import { openIsolatedPostgresStore, probePostgres } from '../support/isolated-test-stores.ts';
 import { parseServerSentEvents } from '../support/parse-sse.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import {
+  settledUsageRecord,
+  startTestGateway,
+  testModel,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 
 /**
  * docs/decisions/0016 on every route: a stream that ends in a fault is billed the input the
@@ -107,18 +112,9 @@ describe.each(stores)(
     });
     beforeEach(() => upstream.reset());
 
-    async function settledRecord(accountId: string): Promise<UsageRecord> {
-      for (let attempt = 0; attempt < 100; attempt += 1) {
-        const [record] = await gateway.store.usage.listUsage(accountId, 1);
-        if (record !== undefined) return record;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error('no usage record was written');
-    }
-
     /** The charge is the record's cost, the hold is gone, and the upstream's full price was not taken. */
     async function expectDeliveredCharge(accountId: string): Promise<UsageRecord> {
-      const record = await settledRecord(accountId);
+      const record = await settledUsageRecord(gateway, accountId);
       expect(record.outcome).not.toBe('ok');
       expect(record.inputTokens).toBeGreaterThan(0);
       expect(record.outputTokens).toBeGreaterThan(0);

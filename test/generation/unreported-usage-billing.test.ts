@@ -2,8 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { UsageRecord } from '../../src/generation/usage-store.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import {
+  settledUsageRecord,
+  startTestGateway,
+  testModel,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 
 /**
  * docs/decisions/0016: a whole, non-streamed answer whose upstream reports no usage is billed for
@@ -108,15 +112,6 @@ describe('a whole answer without a usage report (decision 0016)', () => {
     await new Promise((resolve) => upstream.close(resolve));
   });
 
-  async function settledRecord(accountId: string): Promise<UsageRecord> {
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      const [record] = await gateway.store.usage.listUsage(accountId, 1);
-      if (record !== undefined) return record;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error('no usage record was written');
-  }
-
   for (const [surface, route] of Object.entries(routes)) {
     for (const provider of providers) {
       it(`${surface} → ${provider}: is charged for its text and the prompt's estimate`, async () => {
@@ -130,7 +125,7 @@ describe('a whole answer without a usage report (decision 0016)', () => {
         });
         expect(response.statusCode, response.body).toBe(200);
         expect(response.body).toContain(text);
-        const record = await settledRecord(accountId);
+        const record = await settledUsageRecord(gateway, accountId);
         expect(record.outcome).toBe('ok');
         expect(record.outputTokens).toBe(text.length / 4);
         expect(record.inputTokens).toBeGreaterThan(0);

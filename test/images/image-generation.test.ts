@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { completionLine } from '../support/test-gateway.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
 import { decodePng, pixelsFor } from './png-bytes.ts';
 import {
@@ -55,12 +56,7 @@ describe('POST /v1/images/generations (spec §2.8, §4.9)', () => {
     const asset = await bed.gateway.storage.getAsset(accountId, generation.images[0].id);
     expect(asset?.protected).toBe(false);
     // The completion log line names the job and its charge.
-    const line = bed.gateway.logs
-      .map((text) => JSON.parse(text) as Record<string, unknown>)
-      .find(
-        (entry) =>
-          entry.msg === 'request completed' && entry.requestId === response.headers['request-id'],
-      );
+    const line = completionLine(bed.gateway, response.headers['request-id']);
     expect(line).toMatchObject({
       model: 'picture-sync',
       jobId: generation.id,

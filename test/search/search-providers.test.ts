@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { completionLine } from '../support/test-gateway.ts';
 import {
   bearer,
   postSearch,
@@ -52,14 +53,12 @@ describe('POST /v1/search: each provider behind one answer (spec §4.8, issue 18
     const { token } = await bed.gateway.createToken({ credits: 1_000_000 });
     const response = await postSearch(bed.gateway, bearer(token), { query: 'node streams' });
     expect(response.statusCode).toBe(200);
-    const line = bed.gateway.logs
-      .map((text) => JSON.parse(text) as Record<string, unknown>)
-      .find((entry) => entry.msg === 'request completed' && entry.model === 'search');
+    const line = completionLine(bed.gateway, response.headers['request-id']);
     expect(line).toMatchObject({
+      model: 'search',
       provider: 'tavily-0',
       outcome: 'ok',
       costMicroCredits: 5_000,
-      requestId: response.headers['request-id'],
     });
     expect(JSON.stringify(bed.gateway.logs)).not.toContain(token);
   });

@@ -1,3 +1,4 @@
+import type { UsageRecord } from '../../src/generation/usage-store.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,29 @@ export interface TestGateway extends Gateway {
     expiresAt?: number | null;
     allowedModels?: string[] | null;
   }): Promise<{ token: string; accountId: string; apiKeyId: string }>;
+}
+
+/** The "request completed" log line of one request, parsed; undefined when it was not written. */
+export function completionLine(
+  gateway: Pick<TestGateway, 'logs'>,
+  requestId: unknown,
+): Record<string, unknown> | undefined {
+  return gateway.logs
+    .map((text) => JSON.parse(text) as Record<string, unknown>)
+    .find((entry) => entry.msg === 'request completed' && entry.requestId === requestId);
+}
+
+/** The usage record a settlement wrote for this account, waited for (settlements may trail). */
+export async function settledUsageRecord(
+  gateway: Pick<TestGateway, 'store'>,
+  accountId: string,
+): Promise<UsageRecord> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const [record] = await gateway.store.usage.listUsage(accountId, 1);
+    if (record !== undefined) return record;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('no usage record was written');
 }
 
 /**

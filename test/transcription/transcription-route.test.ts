@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { describe, expect, it } from 'vitest';
 
+import { completionLine } from '../support/test-gateway.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
 import { buildWav, listInfoChunk } from './build-wav.ts';
 import {
@@ -49,12 +50,7 @@ describe('POST /v1/audio/transcriptions (spec §2.9, §4.10)', () => {
     expect(balance.available).toBe(credits - 9_000);
     expect(await bed.spoolFiles()).toEqual([]);
     // The completion log line says what the call came to, as a generation's does.
-    const line = bed.gateway.logs
-      .map((text) => JSON.parse(text) as Record<string, unknown>)
-      .find(
-        (entry) =>
-          entry.msg === 'request completed' && entry.requestId === response.headers['request-id'],
-      );
+    const line = completionLine(bed.gateway, response.headers['request-id']);
     expect(line).toMatchObject({
       model: 'whisper-test',
       deployment: 'audio-0/whisper-upstream-0',
