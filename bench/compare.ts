@@ -8,7 +8,7 @@
  * same noise of a shared machine, so the ratio of their CPU per request, slice by slice, holds
  * to a few percent where two separate runs differ by tens of percent (docs/performance.md).
  * The gateways run with the start script's flags plus `--trace-gc`, and the young- and
- * old-generation pauses per request are reported beside the CPU. The full run stays the record;
+ * old-generation pauses per request and the peak RSS of each slice are reported beside the CPU. The full run stays the record;
  * this is for deciding whether a change helps.
  */
 import { resolve } from 'node:path';
@@ -43,6 +43,7 @@ interface Build {
   cpuMicrosPerRequest: number[];
   scavengeMicrosPerRequest: number[];
   markCompactMicrosPerRequest: number[];
+  peakRssMb: number[];
 }
 
 /** Adds up the pauses `--trace-gc` prints: "Scavenge 66.5 (93.4) -> 56.6 (94.4) MB, 2.19 / …". */
@@ -70,6 +71,7 @@ async function startBuild(name: string, root: string): Promise<Build> {
     cpuMicrosPerRequest: [],
     scavengeMicrosPerRequest: [],
     markCompactMicrosPerRequest: [],
+    peakRssMb: [],
   };
 }
 
@@ -110,6 +112,7 @@ async function main(): Promise<void> {
       build.cpuMicrosPerRequest.push(measured.cpuMicrosPerRequest);
       build.scavengeMicrosPerRequest.push((build.gc.scavengeMs * 1000) / measured.requests);
       build.markCompactMicrosPerRequest.push((build.gc.markCompactMs * 1000) / measured.requests);
+      build.peakRssMb.push(measured.peakRssMb);
     };
     // Warm-up: the JIT and the heap settle in the first slices of each gateway.
     for (let index = 0; index < 2; index++) await Promise.all(builds.map((b) => slice(b, false)));
@@ -130,7 +133,8 @@ async function main(): Promise<void> {
       `${build.name.padEnd(5)} CPU µs/request median ${median(build.cpuMicrosPerRequest).toFixed(0)}` +
         ` (${build.cpuMicrosPerRequest.map((value) => value.toFixed(0)).join(' ')});` +
         ` GC pause µs/request: young ${median(build.scavengeMicrosPerRequest).toFixed(0)},` +
-        ` old ${median(build.markCompactMicrosPerRequest).toFixed(0)}`,
+        ` old ${median(build.markCompactMicrosPerRequest).toFixed(0)};` +
+        ` peak RSS MB median ${median(build.peakRssMb).toFixed(0)}, max ${Math.max(...build.peakRssMb).toFixed(0)}`,
     );
   }
   const ratios = after.cpuMicrosPerRequest.map(
