@@ -48,6 +48,9 @@ await build({
   // except the pure-ESM libraries made of hundreds of small modules (below).
   plugins: [bundleOnly(bundledPackages)],
   sourcemap: true,
+  // Stack traces need the mappings, not the TypeScript text: once the first stack is printed,
+  // Node keeps the whole map in memory.
+  sourcesContent: false,
   // No comments or indentation in the output: V8 keeps each module's source text for the life
   // of the process, and one non-ASCII character in a comment doubles its size (two bytes a
   // character). Stack traces still point into src/ through the source map.
