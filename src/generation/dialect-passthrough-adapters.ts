@@ -26,6 +26,9 @@ const responseObjectEvents = new Set([
   'response.failed',
 ]);
 
+const usageOnlyChunk = Object.freeze({ usageOnly: true });
+const otherChunk = Object.freeze({ usageOnly: false });
+
 const anthropic: PassthroughAdapter = {
   prepare: (body, options) => ({ body: prepareAnthropicPassthrough(body, options) }),
   createUsageTap() {
@@ -57,7 +60,8 @@ const chat: PassthroughAdapter = {
   createUsageTap() {
     const tap = createChatUsageTap();
     return {
-      observe: (event) => ({ usageOnly: tap.observe(event).usageChunk }),
+      observe: (event, parsed) =>
+        tap.observe(event, parsed).usageChunk ? usageOnlyChunk : otherChunk,
       usage: () => tap.usage(),
       finishReason: () => tap.finishReason(),
       // Chat has no end event besides [DONE]; a finish reason means the answer is whole.

@@ -4,8 +4,11 @@ import type { ProviderRequestOptions, UpstreamEvent } from '../providers/provide
 
 /** Reads usage off a relayed stream without decoding it into canonical parts. */
 export interface UsageTap {
-  /** `usageOnly` marks chat's usage-only chunk (`choices: []`), which `dropUsageChunk` removes. */
-  observe(event: UpstreamEvent): { usageOnly: boolean } | undefined;
+  /**
+   * `usageOnly` marks chat's usage-only chunk (`choices: []`), which `dropUsageChunk` removes.
+   * `parsed` is the event's data as the relay parsed it (undefined for chat's `[DONE]`).
+   */
+  observe(event: UpstreamEvent, parsed: unknown): { usageOnly: boolean } | undefined;
   /** What the upstream reported so far (input may be known before output). */
   usage(): Usage | undefined;
   finishReason(): FinishReason | undefined;

@@ -11,7 +11,7 @@ import type { SurfaceCodec, SurfaceEncodeContext } from '../surfaces/surface-cod
 import type { BillingSession, SessionEnd } from './billing-session.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import type { PromptSizeAtStart } from './prompt-size-at-start.ts';
-import { serializeSurfaceEvent, serializeUpstreamEvent } from './serialize-sse.ts';
+import { serializeSurfaceEvent, serializeUpstreamFrame } from './serialize-sse.ts';
 
 export interface StreamContext {
   surface: SurfaceCodec;
@@ -107,12 +107,13 @@ export async function* relayStream(
           yield frames;
           return;
         }
-        const seen = tap.observe(event);
+        const seen = tap.observe(event, data);
         if (dropUsageChunk && seen?.usageOnly === true) continue;
         delivered.events += 1;
         delivered.characters += adapter.countRelayedText(data);
-        frames += serializeUpstreamEvent(
-          adapter.carriesModel(event) ? { ...event, data: context.renameModel(event.data) } : event,
+        frames += serializeUpstreamFrame(
+          event.event,
+          adapter.carriesModel(event) ? context.renameModel(event.data) : event.data,
         );
       }
       if (frames !== '') yield frames;

@@ -11,10 +11,13 @@ export function serializeSurfaceEvent(event: SurfaceEvent): string {
 
 /** Re-frames a relayed upstream event without re-serialising its JSON. */
 export function serializeUpstreamEvent(event: UpstreamEvent): string {
-  const data = event.data.includes('\n') ? event.data.split('\n').join('\ndata: ') : event.data;
-  return event.event === undefined
-    ? `data: ${data}\n\n`
-    : `event: ${event.event}\ndata: ${data}\n\n`;
+  return serializeUpstreamFrame(event.event, event.data);
+}
+
+/** `serializeUpstreamEvent` from an event's name and (possibly edited) data. */
+export function serializeUpstreamFrame(name: string | undefined, data: string): string {
+  const lines = data.includes('\n') ? data.split('\n').join('\ndata: ') : data;
+  return name === undefined ? `data: ${lines}\n\n` : `event: ${name}\ndata: ${lines}\n\n`;
 }
 
 /**

@@ -11,7 +11,11 @@ export interface ChatUsageTapObservation {
 }
 
 export interface ChatUsageTap {
-  observe(event: UpstreamEvent): ChatUsageTapObservation;
+  /**
+   * `parsed` is the event's data already parsed by the caller, when it has it (the relay parses
+   * every event): the tap then reads it rather than scanning and parsing the text again.
+   */
+  observe(event: UpstreamEvent, parsed?: unknown): ChatUsageTapObservation;
   usage(): Usage | undefined;
   finishReason(): FinishReason | undefined;
 }
@@ -23,29 +27,39 @@ export interface ChatUsageTap {
 const usageKey = /"usage"\s*:\s*\{/;
 const finishKey = /"finish_reason"\s*:\s*"/;
 
+const usageChunk: ChatUsageTapObservation = Object.freeze({ usageChunk: true });
+const otherChunk: ChatUsageTapObservation = Object.freeze({ usageChunk: false });
+
 /** Reads usage and the finish reason off a relayed chat stream without parsing every chunk. */
 export function createChatUsageTap(): ChatUsageTap {
   let usage: Usage | undefined;
   let finishReason: FinishReason | undefined;
   return {
-    observe(event) {
-      const data = event.data;
-      const hasUsage = usageKey.test(data);
-      if (!hasUsage && (finishReason !== undefined || !finishKey.test(data))) {
-        return { usageChunk: false };
+    observe(event, parsed) {
+      let chunk = parsed;
+      if (chunk === undefined) {
+        const data = event.data;
+        if (!usageKey.test(data) && (finishReason !== undefined || !finishKey.test(data))) {
+          return otherChunk;
+        }
+        const read = parseOpenAIChatJson(data);
+        if (!read.ok) return otherChunk;
+        chunk = read.value;
       }
-      const parsed = parseOpenAIChatJson(data);
-      if (!parsed.ok || !isRecord(parsed.value)) return { usageChunk: false };
-      const chunk = parsed.value;
-      usage = mapOpenAIChatUsage(chunk['usage']) ?? usage;
+      if (!isRecord(chunk)) return otherChunk;
+      const reported = chunk['usage'];
+      const hasUsage = isRecord(reported);
+      if (hasUsage) usage = mapOpenAIChatUsage(reported) ?? usage;
       const choices = Array.isArray(chunk['choices']) ? (chunk['choices'] as unknown[]) : [];
-      for (const choice of choices) {
-        if (finishReason === undefined && isRecord(choice)) {
-          const raw = choice['finish_reason'];
-          if (typeof raw === 'string') finishReason = mapOpenAIChatFinishReason(raw);
+      if (finishReason === undefined) {
+        for (const choice of choices) {
+          if (finishReason === undefined && isRecord(choice)) {
+            const raw = choice['finish_reason'];
+            if (typeof raw === 'string') finishReason = mapOpenAIChatFinishReason(raw);
+          }
         }
       }
-      return { usageChunk: hasUsage && choices.length === 0 };
+      return hasUsage && choices.length === 0 ? usageChunk : otherChunk;
     },
     usage: () => usage,
     finishReason: () => finishReason,
