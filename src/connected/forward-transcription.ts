@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool } from '../providers/shared/undici-pool.ts';
 
 /** The connected-provider transcription upstream (config `connected.transcribe`). */
 export interface TranscribeTarget {

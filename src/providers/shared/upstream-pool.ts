@@ -1,5 +1,5 @@
 import { AbortHandle } from '../../shared/abort-handle.ts';
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, errors as undiciErrors } from './undici-pool.ts';
 import type { Dispatcher, FormData } from 'undici';
 
 export interface UpstreamTarget {
