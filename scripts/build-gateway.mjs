@@ -2,7 +2,7 @@
 // the tsx loader costs a loader thread and its heap for the life of the process (docs/performance.md);
 // `npm start` builds first (about a second) and then runs the build.
 import { existsSync } from 'node:fs';
-import { cp, rm } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { URL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -47,16 +47,22 @@ await build({
   // Dependencies stay in node_modules (native better-sqlite3, lazily loaded pg and ioredis),
   // except the pure-ESM libraries made of hundreds of small modules (below).
   plugins: [bundleOnly(bundledPackages)],
+  // For `node --enable-source-maps` when debugging (docs/decisions/0090); the mappings only, not
+  // the TypeScript text.
   sourcemap: true,
-  // Stack traces need the mappings, not the TypeScript text: once the first stack is printed,
-  // Node keeps the whole map in memory.
   sourcesContent: false,
-  // No comments or indentation in the output: V8 keeps each module's source text for the life
-  // of the process, and one non-ASCII character in a comment doubles its size (two bytes a
-  // character). Stack traces still point into src/ through the source map.
-  minifyWhitespace: true,
   logLevel: 'warning',
 });
+// V8 keeps each module's source text for the life of the process, one byte a character only if
+// every character is ASCII. esbuild escapes non-ASCII in strings but keeps comments as written, and
+// one `§` in a comment doubled the build's resident text; replaced one for one (a character outside
+// the BMP by two), so columns, and the source map, stay right.
+for (const file of await readdir(dist, { recursive: true })) {
+  if (!file.endsWith('.js')) continue;
+  const path = new URL(file, dist);
+  const text = await readFile(path, 'utf8');
+  if (/[^\x00-\x7f]/.test(text)) await writeFile(path, text.replace(/[^\x00-\x7f]/g, '?'));
+}
 // Files the code reads beside itself at run time (new URL(..., import.meta.url)).
 await rm(new URL('scripts/', dist), { recursive: true, force: true });
 const installerScripts = new URL('src/install/scripts/', root);
