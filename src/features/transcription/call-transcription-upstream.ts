@@ -1,7 +1,5 @@
 import { openAsBlob } from 'node:fs';
 
-import { FormData } from 'undici';
-
 import { ApiError } from '../../canonical/generation-error.ts';
 import type { ProviderConfig } from '../../config/config-schema.ts';
 import { mapUpstreamStatus } from '../../providers/shared/map-upstream-failure.ts';
@@ -45,6 +43,9 @@ export async function callTranscriptionUpstream(input: {
 }): Promise<TranscriptionOutcome> {
   const { deployment, form } = input;
   const { provider } = deployment;
+  // undici's entry loads all of undici (fetch, WebSocket, cache…): only once a transcription
+  // is sent, not at start-up (src/providers/shared/undici-pool.ts).
+  const { FormData } = await import('undici');
   const body = new FormData();
   body.append('model', deployment.upstreamModel);
   if (form.parameters.language !== undefined) body.append('language', form.parameters.language);
