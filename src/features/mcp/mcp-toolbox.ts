@@ -1,16 +1,10 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Compile } from 'typebox/compile';
 import type { Validator } from 'typebox/compile';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { toDependencyError } from '../../http/install-error-handling.ts';
 import { McpToolAnswer, type McpTool, type McpToolContext } from './mcp-tool.ts';
+import { jsonRpcErrorCodes } from './render-mcp-error.ts';
 
 interface ToolEntry {
   tool: McpTool;
@@ -54,8 +48,8 @@ function describeApiError(error: ApiError): string {
 }
 
 /**
- * The MCP tools of this gateway (spec §4.11), checked and described once, and a low-level SDK
- * server per request (stateless: docs/decisions/0080). A tool that fails — a missing permission,
+ * The MCP tools of this gateway (spec §4.11), checked and described once; `serve-mcp-request.ts`
+ * puts them behind a low-level SDK server per request (stateless: docs/decisions/0080). A tool that fails — a missing permission,
  * bad arguments, a refusal of its service — answers an `isError` result with a clear text, so
  * the model sees it; an unknown tool is the protocol error -32602 (MCP "Tools", error handling).
  */
@@ -91,18 +85,17 @@ export class McpToolbox {
     return [...this.#entries.keys()];
   }
 
-  /** A server for one HTTP request, acting for its token. */
-  createServer(context: McpToolContext): Server {
-    const server = new Server(this.#options.serverInfo, { capabilities: { tools: {} } });
-    const definitions = [...this.#entries.values()].map((entry) => entry.definition);
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
-    server.setRequestHandler(CallToolRequestSchema, (request) =>
-      this.#call(request.params.name, request.params.arguments ?? {}, context),
-    );
-    return server;
+  get serverInfo(): { name: string; version: string } {
+    return this.#options.serverInfo;
   }
 
-  async #call(name: string, input: unknown, context: McpToolContext): Promise<CallToolResult> {
+  /** What `tools/list` answers. */
+  get definitions(): Tool[] {
+    return [...this.#entries.values()].map((entry) => entry.definition);
+  }
+
+  /** `tools/call` for one HTTP request, acting for its token. */
+  async call(name: string, input: unknown, context: McpToolContext): Promise<CallToolResult> {
     const entry = this.#entries.get(name);
     if (entry === undefined) {
       // The SDK answers an error's own message and code; McpError would prefix its code.
@@ -110,7 +103,7 @@ export class McpToolbox {
         new Error(
           `Unknown tool "${name}"; tools/list names the tools: ${this.toolNames.join(', ')}.`,
         ),
-        { code: ErrorCode.InvalidParams },
+        { code: jsonRpcErrorCodes.invalidParams },
       );
     }
     const { tool, validator } = entry;
