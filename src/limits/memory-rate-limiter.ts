@@ -74,21 +74,26 @@ export class MemoryRateLimiter implements RateLimiter {
     for (const scope of scopes) {
       const state = this.#scopes.get(scope.key);
       if (state === undefined) continue;
-      if (scope.requestsPerMinute !== undefined) {
+      // The sums and the lease count come first, without building arrays; what a refusal needs
+      // to say when to retry is worked out only for a refusal.
+      if (
+        scope.requestsPerMinute !== undefined &&
+        countedSum(state.requests, now) >= scope.requestsPerMinute
+      ) {
         const counted = countedBuckets(state.requests, now);
-        if (sumOf(counted) >= scope.requestsPerMinute) {
-          const retryAfterSeconds = secondsUntilBelowLimit(counted, scope.requestsPerMinute, now);
-          refuse({ ok: false, retryAfterSeconds, limit: 'requests', scopeKey: scope.key });
-        }
+        const retryAfterSeconds = secondsUntilBelowLimit(counted, scope.requestsPerMinute, now);
+        refuse({ ok: false, retryAfterSeconds, limit: 'requests', scopeKey: scope.key });
       }
-      if (scope.tokensPerMinute !== undefined) {
+      if (
+        scope.tokensPerMinute !== undefined &&
+        countedSum(state.tokens, now) >= scope.tokensPerMinute
+      ) {
         const counted = countedBuckets(state.tokens, now);
-        if (sumOf(counted) >= scope.tokensPerMinute) {
-          const retryAfterSeconds = secondsUntilBelowLimit(counted, scope.tokensPerMinute, now);
-          refuse({ ok: false, retryAfterSeconds, limit: 'tokens', scopeKey: scope.key });
-        }
+        const retryAfterSeconds = secondsUntilBelowLimit(counted, scope.tokensPerMinute, now);
+        refuse({ ok: false, retryAfterSeconds, limit: 'tokens', scopeKey: scope.key });
       }
-      if (scope.concurrentRequests !== undefined) {
+      // Open leases are at most the ids the scope holds: fewer ids than the limit admit at once.
+      if (scope.concurrentRequests !== undefined && state.leases.size >= scope.concurrentRequests) {
         const expiries = this.#openExpiries(state.leases, now);
         if (expiries.length >= scope.concurrentRequests) {
           // The truth the limiter knows: a slot frees at the latest when the earliest lease
@@ -214,13 +219,16 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
+function countedSum(buckets: Buckets, now: number): number {
+  const oldest = oldestCountedSecond(now);
+  let sum = 0;
+  for (const [second, amount] of buckets) if (second >= oldest) sum += amount;
+  return sum;
+}
+
 function countedBuckets(buckets: Buckets, now: number): Array<[number, number]> {
   const oldest = oldestCountedSecond(now);
   return [...buckets].filter(([second]) => second >= oldest);
-}
-
-function sumOf(buckets: ReadonlyArray<readonly [number, number]>): number {
-  return buckets.reduce((sum, [, amount]) => sum + amount, 0);
 }
 
 function pruneBuckets(buckets: Buckets, now: number): void {
