@@ -61,7 +61,7 @@ for (const file of await readdir(dist, { recursive: true })) {
   if (!file.endsWith('.js')) continue;
   const path = new URL(file, dist);
   const text = await readFile(path, 'utf8');
-  if (/[^\x00-\x7f]/.test(text)) await writeFile(path, text.replace(/[^\x00-\x7f]/g, '?'));
+  if (/[\u0080-\uffff]/.test(text)) await writeFile(path, text.replace(/[\u0080-\uffff]/g, '?'));
 }
 // Files the code reads beside itself at run time (new URL(..., import.meta.url)).
 await rm(new URL('scripts/', dist), { recursive: true, force: true });
