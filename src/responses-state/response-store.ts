@@ -67,6 +67,13 @@ export interface ResponseStore {
     now: number,
   ): Promise<Map<string, ResponsesItem>>;
   /**
+   * The account's unexpired response that output item `itemId` belongs to (the latest one when
+   * the id was met again), by one indexed read of the item index; undefined when the id is
+   * unknown, expired or another account's. It names the response a turn re-sending its history
+   * as item references may continue (docs/decisions/0038).
+   */
+  findResponseOfItem(itemId: string, accountId: string, now: number): Promise<string | undefined>;
+  /**
    * Deletes the responses of at most `limit` chains whose every response expired before `now`
    * (a chain lives as long as its latest response); returns how many responses it deleted.
    */

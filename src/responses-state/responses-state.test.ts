@@ -51,6 +51,14 @@ function memoryStore(): ResponseStore & { rows: Map<string, StoredResponse> } {
       }
       return found;
     },
+    async findResponseOfItem(itemId, accountId, now) {
+      let owner: string | undefined;
+      for (const row of rows.values()) {
+        if (row.accountId !== accountId || row.expiresAt <= now) continue;
+        if (row.output.some((item) => item.id === itemId)) owner = row.id;
+      }
+      return owner;
+    },
     async deleteExpiredResponses() {
       return 0;
     },
@@ -440,5 +448,208 @@ describe('ResponsesState on a WebSocket connection', () => {
       { role: 'developer', content: 'Rules.' },
       { role: 'user', content: 'Hi' },
     ]);
+  });
+});
+
+describe('ResponsesState linking an input that re-sends a stored history by references', () => {
+  const user = (text: string) => ({ role: 'user', content: [{ type: 'input_text', text }] });
+  const ref = (id: string) => ({ type: 'item_reference', id });
+  /** A tool-calling answer: reasoning, then a call whose id and status the client never sends. */
+  const callAnswer = (id: string) =>
+    JSON.stringify({
+      id,
+      object: 'response',
+      status: 'completed',
+      output: [
+        { id: `rs_${id}`, type: 'reasoning', summary: [], encrypted_content: `sealed ${id}` },
+        {
+          id: `fc_${id}`,
+          type: 'function_call',
+          status: 'completed',
+          call_id: `call_${id}`,
+          name: 'get_weather',
+          arguments: '{"city": "Oslo"}',
+        },
+      ],
+    });
+  /** The call as the AI SDK re-sends it: no id, no status, arguments spelled its own way. */
+  const sentCall = (id: string) => ({
+    type: 'function_call',
+    call_id: `call_${id}`,
+    name: 'get_weather',
+    arguments: '{"city":"Oslo"}',
+  });
+  const callOutput = (id: string) => ({
+    type: 'function_call_output',
+    call_id: `call_${id}`,
+    output: '4C',
+  });
+
+  async function turn(
+    state: ResponsesState,
+    id: string,
+    input: unknown[],
+    reply = answer(id, 'completed', `re ${id}`),
+    accountId?: string,
+  ) {
+    const prepared_ = await prepared(state, { input }, accountId);
+    await prepared_.observe(json(reply));
+    return prepared_;
+  }
+
+  /** Three turns re-sent the AI SDK's way, the second a tool call whose result the third sends. */
+  async function toolConversation(state: ResponsesState) {
+    await turn(state, 'resp_1', [user('q1')]);
+    await turn(state, 'resp_2', [user('q1'), ref('msg_resp_1'), user('q2')], callAnswer('resp_2'));
+    const third = await turn(state, 'resp_3', [
+      user('q1'),
+      ref('msg_resp_1'),
+      user('q2'),
+      ref('rs_resp_2'),
+      sentCall('resp_2'),
+      callOutput('resp_2'),
+    ]);
+    return third;
+  }
+
+  it('links to the response owning the last reference and keeps only the items after its history', async () => {
+    const { state, store } = setup();
+    const third = await toolConversation(state);
+
+    expect(store.rows.get('resp_2')).toMatchObject({
+      previousResponseId: 'resp_1',
+      input: [user('q2')],
+    });
+    expect(store.rows.get('resp_3')).toMatchObject({
+      previousResponseId: 'resp_2',
+      input: [callOutput('resp_2')],
+    });
+    // The upstream still got the whole conversation, as the client sent it, references expanded.
+    const sent = third.body.input as Array<Record<string, unknown>>;
+    expect(sent.map((item) => item.type ?? item.role)).toEqual([
+      'user',
+      'message',
+      'user',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+    ]);
+    expect(sent[4]).toEqual(sentCall('resp_2'));
+    // The chain reads back as that conversation.
+    const next = await prepared(state, { input: 'q4', previous_response_id: 'resp_3' });
+    const replayed = next.body.input as Array<Record<string, unknown>>;
+    expect(replayed.map((item) => item.type ?? item.role)).toEqual([
+      'user',
+      'message',
+      'user',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+      'message',
+      'user',
+    ]);
+  });
+
+  it('starts a new chain when the input does not start with the whole stored history', async () => {
+    const { state, store } = setup();
+    await turn(state, 'resp_1', [user('q1')]);
+    await turn(state, 'resp_2', [user('edited q1'), ref('msg_resp_1'), user('q2')]);
+    await turn(state, 'resp_3', [ref('msg_resp_1'), user('q2')]);
+    for (const id of ['resp_2', 'resp_3']) {
+      expect(store.rows.get(id)?.previousResponseId).toBeNull();
+    }
+    expect(store.rows.get('resp_2')?.input).toHaveLength(3);
+    expect(store.rows.get('resp_3')?.input).toHaveLength(2);
+  });
+
+  it("refuses a reference to another account's item as if it were unknown", async () => {
+    const { state, store } = setup();
+    await turn(state, 'resp_1', [user('q1')]);
+    const error = await state.turnHook
+      .prepare(turnInput({ input: [user('q1'), ref('msg_resp_1'), user('q2')] }, 'account_b'))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 400, details: { param: 'input[1].id' } });
+    expect(store.rows.size).toBe(1);
+  });
+
+  it('links to an earlier response of a chain when the input re-sends only its history', async () => {
+    const { state, store } = setup();
+    await toolConversation(state);
+    // A regenerated second turn: the history of resp_1, then a different question.
+    await turn(state, 'resp_fork', [user('q1'), ref('msg_resp_1'), user('q2 again')]);
+    expect(store.rows.get('resp_fork')).toMatchObject({
+      previousResponseId: 'resp_1',
+      input: [user('q2 again')],
+    });
+    const next = await prepared(state, { input: 'q3', previous_response_id: 'resp_fork' });
+    expect(next.body.input).toEqual([
+      user('q1'),
+      expect.objectContaining({ type: 'message', role: 'assistant' }),
+      user('q2 again'),
+      expect.objectContaining({ type: 'message', role: 'assistant' }),
+      { role: 'user', content: 'q3' },
+    ]);
+  });
+
+  it('resolves references into a living chain whose own response expired', async () => {
+    const { state, store } = setup();
+    await toolConversation(state);
+    const first = store.rows.get('resp_1') as StoredResponse;
+    store.rows.set('resp_1', { ...first, expiresAt: clock });
+    await turn(state, 'resp_4', [
+      user('q1'),
+      ref('msg_resp_1'),
+      user('q2'),
+      ref('rs_resp_2'),
+      sentCall('resp_2'),
+      callOutput('resp_2'),
+      ref('msg_resp_3'),
+      user('q4'),
+    ]);
+    expect(store.rows.get('resp_4')).toMatchObject({
+      previousResponseId: 'resp_3',
+      input: [user('q4')],
+    });
+  });
+
+  it('starts a new chain past the length limit or when the chain is broken', async () => {
+    const { state, store } = setup({ maxChainLength: 2 });
+    await toolConversation(state);
+    expect(store.rows.get('resp_3')?.previousResponseId).toBeNull();
+    expect(store.rows.get('resp_3')?.input).toHaveLength(6);
+
+    const broken = setup();
+    await toolConversation(broken.state);
+    broken.store.rows.delete('resp_2');
+    // Everything but the last answer in full, so only the chain's break is in the way.
+    const fullAnswer = (id: string) => {
+      const { id: _id, ...message } = JSON.parse(answer(id, 'completed', `re ${id}`)).output[0];
+      return message;
+    };
+    await turn(broken.state, 'resp_4', [
+      user('q1'),
+      fullAnswer('resp_1'),
+      user('q2'),
+      { type: 'reasoning', summary: [], encrypted_content: 'sealed resp_2' },
+      sentCall('resp_2'),
+      callOutput('resp_2'),
+      ref('msg_resp_3'),
+      user('q4'),
+    ]);
+    expect(broken.store.rows.get('resp_4')?.previousResponseId).toBeNull();
+    expect(broken.store.rows.get('resp_4')?.input).toHaveLength(8);
+  });
+
+  it('keeps the rules of a WebSocket connection, where only previous_response_id links', async () => {
+    const { state, store } = setup();
+    await turn(state, 'resp_1', [user('q1')]);
+    const hook = state.connectionTurnHook(new ResponsesConnectionHistory());
+    const socketTurn = await hook.prepare(
+      turnInput({ input: [user('q1'), ref('msg_resp_1'), user('q2')], store: true }),
+    );
+    await socketTurn?.observe(json(answer('resp_ws')));
+    expect(store.rows.get('resp_ws')?.previousResponseId).toBeNull();
+    expect(store.rows.get('resp_ws')?.input).toHaveLength(3);
   });
 });

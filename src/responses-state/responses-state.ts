@@ -5,9 +5,10 @@ import { mintResponseId } from '../generation/surface-response-id.ts';
 import { createResponsesStreamEncoder } from '../surfaces/responses/create-responses-stream-encoder.ts';
 import { expandItemReferences, hasItemReferences } from './expand-item-references.ts';
 import { historyOf, inputItemsOf } from './expand-responses-input.ts';
+import { lastReferencedId, ownItemsStart } from './match-stored-history.ts';
 import type { FinishedResponse } from './read-finished-response.ts';
 import { recordFinishedResponse } from './record-finished-response.ts';
-import type { ResponseStore, ResponsesItem } from './response-store.ts';
+import type { ResponseStore, ResponsesItem, StoredResponse } from './response-store.ts';
 import type { ResponsesConnectionHistory } from './responses-connection-history.ts';
 import {
   conversationNotAvailable,
@@ -49,6 +50,13 @@ export interface ExpandedResponsesBody {
   ownInput: ResponsesItem[];
   /** Set when the history is a stored chain that a kept turn can link to instead of copying. */
   link?: ChainLink;
+}
+
+/** The stored response owning an input's last item reference, with its whole chain. */
+interface ReferencedChain {
+  responseId: string;
+  /** Oldest first, starting at the chain's first response. */
+  chain: StoredResponse[];
 }
 
 interface Turn {
@@ -118,19 +126,36 @@ export class ResponsesState {
     const { previous_response_id: _previous, ...rest } = body;
     const expanded = { ...rest, store: false };
     const clientInput = inputItemsOf(body.input);
-    const ownInput = await expandItemReferences(clientInput, (ids) =>
-      this.#findOutputItems(ids, accountId, options.history),
-    );
     const previousId = previousResponseId(body);
+    // Over a WebSocket the connection's own rules stay: only previous_response_id links.
+    const referenced =
+      previousId === undefined && options.history === undefined
+        ? await this.#referencedChain(clientInput, accountId)
+        : undefined;
+    const ownInput = await expandItemReferences(clientInput, (ids) =>
+      this.#findOutputItems(ids, accountId, options.history, referenced?.chain),
+    );
     const prepared = options.remembers === true ? withEncryptedReasoning(expanded) : expanded;
     if (previousId === undefined) {
       if (ownInput === clientInput) {
         return { body: prepared, input: ownInput, historyBytes: 0, ownInput };
       }
+      const start =
+        referenced === undefined
+          ? undefined
+          : ownItemsStart(ownInput, referenced.chain.flatMap(historyOf));
       return {
         body: { ...prepared, input: ownInput },
         input: ownInput,
-        ownInput,
+        ownInput: start === undefined ? ownInput : ownInput.slice(start),
+        ...(referenced !== undefined && start !== undefined
+          ? {
+              link: {
+                previousResponseId: referenced.responseId,
+                chainLength: referenced.chain.length,
+              },
+            }
+          : {}),
         historyBytes: Math.max(
           0,
           JSON.stringify(ownInput).length - JSON.stringify(body.input).length,
@@ -183,20 +208,53 @@ export class ResponsesState {
     };
   }
 
+  /**
+   * The stored response that owns the input's last item reference, and its chain, when the
+   * chain is whole: the one candidate whose history the input may re-send (docs/decisions/0038).
+   * One read of the item index and the chain's one recursive query; a broken or over-long chain
+   * is no candidate (the turn then starts a chain, as before).
+   */
+  async #referencedChain(
+    input: readonly ResponsesItem[],
+    accountId: string,
+  ): Promise<ReferencedChain | undefined> {
+    const itemId = lastReferencedId(input);
+    if (itemId === undefined) return undefined;
+    const { store, now } = this.#dependencies;
+    const responseId = await store.findResponseOfItem(itemId, accountId, now());
+    if (responseId === undefined) return undefined;
+    const chain = await store.findResponseChain(responseId, accountId, now(), this.#maxChainLength);
+    if (chain === undefined || (chain[0]?.previousResponseId ?? null) !== null) return undefined;
+    return { responseId, chain };
+  }
+
   get #maxChainLength(): number {
     return this.#dependencies.maxChainLength ?? defaultMaxChainLength;
   }
 
-  /** The connection's own turns first (their `store: false` items), then the store. */
+  /**
+   * The connection's own turns first (their `store: false` items), then the chain of the
+   * response the input's last reference names (its earlier items live as long as it does,
+   * docs/decisions/0037), then the store.
+   */
   async #findOutputItems(
     ids: readonly string[],
     accountId: string,
     history: ResponsesConnectionHistory | undefined,
+    chain: readonly StoredResponse[] | undefined,
   ): Promise<Map<string, ResponsesItem>> {
     const found = new Map<string, ResponsesItem>();
     for (const id of ids) {
       const item = history?.findOutputItem(id);
       if (item !== undefined) found.set(id, item);
+    }
+    const inChain = new Map<unknown, ResponsesItem>();
+    // Oldest first, so an id met again in the chain names its latest item.
+    for (const item of (chain ?? []).flatMap((response) => response.output))
+      inChain.set(item.id, item);
+    for (const id of ids) {
+      const item = inChain.get(id);
+      if (item !== undefined && !found.has(id)) found.set(id, item);
     }
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length === 0) return found;

@@ -12,6 +12,7 @@ describe('sweepExpiredResponses', () => {
       findResponse: async () => undefined,
       findResponseChain: async () => undefined,
       findOutputItems: async () => new Map(),
+      findResponseOfItem: async () => undefined,
       async deleteExpiredResponses(now, limit) {
         calls.push([now, limit]);
         const deleted = Math.min(left, limit);

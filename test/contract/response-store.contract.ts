@@ -140,6 +140,29 @@ export function describeResponseStoreContract(name: string, openStore: () => Pro
       expect(found.get(itemId)).toEqual({ type: 'message', id: itemId, content: 'second' });
     });
 
+    it('names the response an output item belongs to, for its account only and until it expires', async () => {
+      const owner = await createTestAccount(store());
+      const other = await createTestAccount(store());
+      const itemId = uniqueId('msg');
+      const first = storedResponse(owner.id, {
+        expiresAt: 9_000,
+        output: [{ type: 'message', id: itemId, content: 'first' }],
+      });
+      await store().responses.saveResponse(first);
+      expect(await store().responses.findResponseOfItem(itemId, owner.id, 8_999)).toBe(first.id);
+      expect(await store().responses.findResponseOfItem(itemId, owner.id, 9_000)).toBeUndefined();
+      expect(await store().responses.findResponseOfItem(itemId, other.id, 0)).toBeUndefined();
+      expect(
+        await store().responses.findResponseOfItem(uniqueId('msg'), owner.id, 0),
+      ).toBeUndefined();
+
+      const again = storedResponse(owner.id, {
+        output: [{ type: 'message', id: itemId, content: 'again' }],
+      });
+      await store().responses.saveResponse(again);
+      expect(await store().responses.findResponseOfItem(itemId, owner.id, 0)).toBe(again.id);
+    });
+
     /** Turns of one conversation: each holds only its own items and names the one before. */
     function chainOf(accountId: string, length: number, expiresAt: (index: number) => number) {
       const turns: StoredResponse[] = [];

@@ -149,6 +149,22 @@ export class KyselyResponseStore implements ResponseStore {
     return found;
   }
 
+  /** One read of the item index's primary key. */
+  async findResponseOfItem(
+    itemId: string,
+    accountId: string,
+    now: number,
+  ): Promise<string | undefined> {
+    const row = await this.#database
+      .selectFrom('response_items')
+      .select('response_id')
+      .where('account_id', '=', accountId)
+      .where('item_id', '=', itemId)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row?.response_id;
+  }
+
   /** One primary-key lookup; the account and expiry conditions make a foreign id look unknown. */
   async findResponse(
     id: string,

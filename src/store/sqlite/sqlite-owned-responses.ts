@@ -111,6 +111,11 @@ export class SqliteOwnedResponses implements ResponseStore {
     return this.#durable.findOutputItems(ids, accountId, now);
   }
 
+  findResponseOfItem(itemId: string, accountId: string, now: number): Promise<string | undefined> {
+    this.#writes.flush();
+    return this.#durable.findResponseOfItem(itemId, accountId, now);
+  }
+
   deleteExpiredResponses(now: number, limit: number): Promise<number> {
     this.#writes.flush();
     return this.#durable.deleteExpiredResponses(now, limit);
