@@ -95,6 +95,110 @@ describe('@ai-sdk/openai responses model with default settings', () => {
     });
   }
 
+  it('stores a long conversation re-sent by references as one chain, each row only its own turn', async () => {
+    const turns = 12;
+    const toolTurn = 5;
+    const ids: string[] = [];
+    const idsOf = async (response: Response) => {
+      const body = (await response.clone().json()) as { id?: unknown };
+      if (typeof body.id === 'string') ids.push(body.id);
+    };
+    const recordingModel = createOpenAI({
+      baseURL: `${bed.origin}/v1`,
+      apiKey: bed.token,
+      fetch: async (url, init) => {
+        sent.push(String(init?.body));
+        const response = await sdkTransport(url, init);
+        await idsOf(response);
+        return response;
+      },
+    }).responses(sdkModels.responses);
+    const weather = tool({
+      description: 'Weather for a city',
+      inputSchema: jsonSchema<{ city: string }>(weatherSchema),
+      execute: async () => '4C',
+    });
+    const messages: ModelMessage[] = [];
+    for (let turn = 0; turn < turns; turn += 1) {
+      const number = String(turn).padStart(2, '0');
+      messages.push({ role: 'user', content: `Question ${number}?` });
+      if (turn === toolTurn) {
+        bed.fake.enqueue({
+          output: [
+            { reasoning: { text: `Thinking ${number}.` } },
+            { toolCall: { id: 'call_chain_1', name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+          ],
+        });
+      }
+      bed.fake.enqueue({
+        output: [{ reasoning: { text: `Thinking ${number}.` } }, { text: `Answer ${number}.` }],
+      });
+      const result = await generateText({
+        model: recordingModel,
+        messages,
+        tools: { get_weather: weather },
+        stopWhen: stepCountIs(3),
+        providerOptions: {
+          openai: { forceReasoning: true, reasoningEffort: 'low', reasoningSummary: 'auto' },
+        },
+      });
+      expect(result.text).toBe(`Answer ${number}.`);
+      messages.push(...result.response.messages);
+    }
+    expect(sent.at(-1)).toMatch(/"type":"item_reference","id":"msg_/);
+    expect(sent.some((body) => body.includes('"call_id":"call_chain_1"'))).toBe(true);
+    expect(sent.at(-1)).not.toContain('previous_response_id');
+
+    // Each upstream request carries the whole conversation in order: the one before it, its
+    // answer, then the new items.
+    const upstreamInputs = generationRequests().map(
+      (request) => (request.body as { input: unknown[] }).input,
+    );
+    expect(upstreamInputs).toHaveLength(turns + 1);
+    for (let index = 1; index < upstreamInputs.length; index += 1) {
+      const before = upstreamInputs[index - 1] as unknown[];
+      const current = upstreamInputs[index] as unknown[];
+      expect(current.slice(0, before.length)).toEqual(before);
+      expect(current.length).toBeGreaterThan(before.length + 1);
+    }
+    const last = generationRequests().at(-1)?.rawBody ?? '';
+    expect(last).not.toContain('item_reference');
+    const markers = [];
+    for (let turn = 0; turn < turns; turn += 1) {
+      const number = String(turn).padStart(2, '0');
+      markers.push(`Question ${number}?`);
+      if (turn === toolTurn) markers.push('call_chain_1', '4C');
+      if (turn < turns - 1) markers.push(`Answer ${number}.`);
+    }
+    const positions = markers.map((marker) => last.indexOf(marker));
+    expect(positions.every((position) => position >= 0)).toBe(true);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+
+    // One chain, each row linked to the one before and holding only its own items.
+    expect(ids).toHaveLength(turns + 1);
+    const rows = await Promise.all(
+      ids.map((id) => bed.gateway.store.responses.findResponse(id, bed.accountId, Date.now())),
+    );
+    expect(rows.map((row) => row?.previousResponseId ?? null)).toEqual([null, ...ids.slice(0, -1)]);
+    const ownItems = rows.map((row) => (row?.input ?? []).map((item) => item.type ?? item.role));
+    expect(ownItems).toEqual(
+      ids.map((_, index) => (index === toolTurn + 1 ? ['function_call_output'] : ['user'])),
+    );
+    const rowBytes = rows.map(
+      (row) => JSON.stringify(row?.input).length + JSON.stringify(row?.output).length,
+    );
+    const first = rowBytes[0] ?? 0;
+    expect(first).toBeGreaterThan(0);
+    for (const bytes of rowBytes) expect(Math.abs(bytes - first)).toBeLessThan(first / 2);
+    const chain = await bed.gateway.store.responses.findResponseChain(
+      ids.at(-1) as string,
+      bed.accountId,
+      Date.now(),
+      1_000,
+    );
+    expect(chain?.map((response) => response.id)).toEqual(ids);
+  });
+
   it('refuses a reference to an item the account never stored, naming its path', async () => {
     const response = await bed.gateway.app.inject({
       method: 'POST',
