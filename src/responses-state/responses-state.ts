@@ -248,10 +248,11 @@ export class ResponsesState {
       const item = history?.findOutputItem(id);
       if (item !== undefined) found.set(id, item);
     }
-    const inChain = new Map<unknown, ResponsesItem>();
+    const inChain = new Map<string, ResponsesItem>();
     // Oldest first, so an id met again in the chain names its latest item.
-    for (const item of (chain ?? []).flatMap((response) => response.output))
-      inChain.set(item.id, item);
+    for (const item of (chain ?? []).flatMap((response) => response.output)) {
+      if (typeof item.id === 'string') inChain.set(item.id, item);
+    }
     for (const id of ids) {
       const item = inChain.get(id);
       if (item !== undefined && !found.has(id)) found.set(id, item);
