@@ -82,20 +82,29 @@ export class ModelCatalog {
    * Cursor pagination (spec §4.1): `afterId` starts after that model, `beforeId` ends before it.
    * An unknown cursor yields an empty page rather than restarting from the top.
    */
-  page(options: { limit: number; afterId?: string; beforeId?: string }): ModelPage {
+  page(options: {
+    limit: number;
+    afterId?: string;
+    beforeId?: string;
+    /** Only these model ids (a token's allowed models); every model when undefined. */
+    only?: readonly string[];
+  }): ModelPage {
+    const only = options.only;
+    const models =
+      only === undefined ? this.#models : this.#models.filter((model) => only.includes(model.id));
     let start = 0;
-    let end = this.#models.length;
+    let end = models.length;
     if (options.afterId !== undefined) {
-      const index = this.#models.findIndex((model) => model.id === options.afterId);
+      const index = models.findIndex((model) => model.id === options.afterId);
       start = index === -1 ? end : index + 1;
     }
     if (options.beforeId !== undefined) {
-      const index = this.#models.findIndex((model) => model.id === options.beforeId);
+      const index = models.findIndex((model) => model.id === options.beforeId);
       end = index === -1 ? start : index;
       // Paging backwards returns the models just before the cursor.
       if (options.afterId === undefined) start = Math.max(start, end - options.limit);
     }
-    const slice = this.#models.slice(start, Math.max(start, end));
+    const slice = models.slice(start, Math.max(start, end));
     const data = slice.slice(0, options.limit);
     const hasMore =
       options.beforeId !== undefined && options.afterId === undefined

@@ -50,11 +50,11 @@ const maximumLimit = 1000;
 
 /**
  * One page of the catalog as GET /v1/models answers it (spec §2.2); the MCP `list_models` tool
- * answers the same object.
+ * answers the same object. `only` keeps a token that may use some models to those it may use.
  */
 export function renderModelList(
   catalog: ModelCatalog,
-  options: { limit?: number; afterId?: string; beforeId?: string },
+  options: { limit?: number; afterId?: string; beforeId?: string; only?: readonly string[] },
 ) {
   // docs/decisions/0002: without `limit` the whole catalog, because the chat-style SDKs read one page.
   const page = catalog.page({ ...options, limit: options.limit ?? maximumLimit });

@@ -53,6 +53,37 @@ describe('GET /v1/models and /api/public/models (spec §4.1)', () => {
     expect(typeof model.created_at).toBe('string');
   });
 
+  it('lists to a token with allowed models only those models, paged among themselves', async () => {
+    const { token } = await gateway.createToken({ allowedModels: ['m-2', 'm-4', 'm-5'] });
+    const list = async (url: string) => {
+      const response = await gateway.app.inject({
+        method: 'GET',
+        url,
+        headers: { 'x-api-key': token },
+      });
+      expect(response.statusCode).toBe(200);
+      return response.json() as { data: Array<{ id: string }>; has_more: boolean };
+    };
+    expect((await list('/v1/models')).data.map((model) => model.id)).toEqual(['m-2', 'm-4', 'm-5']);
+    const first = await list('/v1/models?limit=1&after_id=m-2');
+    expect(first.data.map((model) => model.id)).toEqual(['m-4']);
+    expect(first.has_more).toBe(true);
+    const one = await gateway.app.inject({
+      method: 'GET',
+      url: '/v1/models/m-3',
+      headers: { 'x-api-key': token },
+    });
+    expect(one.statusCode).toBe(404);
+    const allowed = await gateway.app.inject({
+      method: 'GET',
+      url: '/v1/models/m-4',
+      headers: { 'x-api-key': token },
+    });
+    expect(allowed.statusCode).toBe(200);
+    // Without a token the public catalog is whole.
+    expect((await get('/v1/models')).body.data).toHaveLength(ids.length);
+  });
+
   it('rejects a limit out of range with 400 in shape A', async () => {
     const { status, body } = await get('/v1/models?limit=0');
     expect(status).toBe(400);

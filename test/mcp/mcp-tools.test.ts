@@ -100,6 +100,20 @@ describe('MCP tools over the SDK client (spec §4.11)', () => {
     });
   });
 
+  it('list_models lists to a token with allowed models only those models', async () => {
+    const { token } = await bed.gateway.createToken({
+      credits: 1_000_000,
+      allowedModels: ['mcp-model-b'],
+    });
+    const client = await connect(bearer(token));
+    const result = (await client.callTool({ name: 'list_models', arguments: {} })) as Json;
+    expect(result.structuredContent).toMatchObject({
+      data: [{ id: 'mcp-model-b' }],
+      has_more: false,
+    });
+    expect((result.structuredContent as { data: unknown[] }).data).toHaveLength(1);
+  });
+
   it('search asks the provider, answers its hits and charges the search price once', async () => {
     const { token, accountId } = await bed.gateway.createToken({ credits: 1_000_000 });
     const client = await connect(bearer(token));

@@ -45,9 +45,11 @@ export function createListModelsTool(catalog: ModelCatalog): McpTool {
     permission: 'model:read',
     inputSchema: listModelsInputSchema,
     outputSchema: ModelListSchema,
-    async call(input) {
+    async call(input, context) {
       const query = input as ListModelsInput;
+      const allowed = context.principal.apiKey.allowedModels;
       return renderModelList(catalog, {
+        ...(allowed !== null ? { only: allowed } : {}),
         ...(query.limit !== undefined ? { limit: query.limit } : {}),
         ...(query.after_id !== undefined ? { afterId: query.after_id } : {}),
         ...(query.before_id !== undefined ? { beforeId: query.before_id } : {}),

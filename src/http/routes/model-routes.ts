@@ -54,7 +54,9 @@ export async function modelRoutes(
     },
     async (request) => {
       const query = request.query as { limit?: string; after_id?: string; before_id?: string };
+      const allowed = request.principal?.apiKey.allowedModels ?? null;
       return renderModelList(catalog, {
+        ...(allowed !== null ? { only: allowed } : {}),
         ...(query.limit !== undefined ? { limit: Number(query.limit) } : {}),
         ...(query.after_id !== undefined ? { afterId: query.after_id } : {}),
         ...(query.before_id !== undefined ? { beforeId: query.before_id } : {}),
@@ -71,7 +73,10 @@ export async function modelRoutes(
     async (request) => {
       const { model_id: modelId } = request.params as { model_id: string };
       const model = catalog.get(modelId);
-      if (model === undefined) throw new ApiError('not_found', `No model "${modelId}".`);
+      const allowed = request.principal?.apiKey.allowedModels ?? null;
+      // A model the token may not use is as unknown to it as one the catalog lacks.
+      if (model === undefined || (allowed !== null && !allowed.includes(model.id)))
+        throw new ApiError('not_found', `No model "${modelId}".`);
       return renderModel(model);
     },
   );
