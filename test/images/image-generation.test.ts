@@ -187,6 +187,25 @@ describe('POST /v1/images/generations (spec §2.8, §4.9)', () => {
     expect(bed.fake.requests.length).toBe(before);
   });
 
+  it('keeps a token with allowed models to those models: listed, and refused before any call', async () => {
+    const { token } = await bed.gateway.createToken({
+      credits,
+      permissions: ['image:create'],
+      allowedModels: ['picture-job'],
+    });
+    const listed = await getWithToken(bed.gateway, token, '/v1/images/models?source=credits');
+    expect(listed.json().data.map((model: { id: string }) => model.id)).toEqual(['picture-job']);
+    const before = bed.fake.requests.length;
+    const refused = await createImage(bed.gateway, token, 'not-allowed-1', {
+      model: 'picture-sync',
+      prompt: 'not mine',
+      source: 'credits',
+    });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().error.code).toBe('model_not_allowed');
+    expect(bed.fake.requests.length).toBe(before);
+  });
+
   it('replays the same key and body without a second upstream call; another body is 409', async () => {
     const { token, accountId } = await bed.gateway.createToken({
       credits,

@@ -124,6 +124,9 @@ export async function imageRoutes(
         response: { 200: imageModelsSchema },
       },
     },
-    async () => ({ object: 'list', data: images.models() }),
+    async (request: FastifyRequest) => ({
+      object: 'list',
+      data: images.models(principalOf(request)),
+    }),
   );
 }

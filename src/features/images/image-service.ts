@@ -82,8 +82,11 @@ export class ImageService {
     ];
   }
 
-  models(): ImageModelListing[] {
-    return this.#dependencies.catalog.list();
+  /** The image catalog; a token that may use some models only sees those. */
+  models(principal?: Principal): ImageModelListing[] {
+    const listing = this.#dependencies.catalog.list();
+    const allowed = principal?.apiKey.allowedModels ?? null;
+    return allowed === null ? listing : listing.filter((model) => allowed.includes(model.id));
   }
 
   /**
@@ -103,6 +106,12 @@ export class ImageService {
       });
     }
     const resolved = catalog.resolve(request);
+    const allowed = principal.apiKey.allowedModels;
+    if (allowed !== null && !allowed.includes(request.model))
+      throw new ApiError(
+        'model_not_allowed',
+        `This token may not use the model "${request.model}".`,
+      );
     const inputImages = checkInputImages(request.input_images ?? [], config.maxInputImageBytes);
     const includeBase64 = request.include_base64 ?? false;
     const fingerprint = fingerprintRequest({

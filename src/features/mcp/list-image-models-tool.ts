@@ -31,8 +31,8 @@ export function createListImageModelsTool(images: ImageService): McpTool {
     permission: 'image:create',
     inputSchema: listImageModelsInputSchema,
     outputSchema: imageModelsSchema,
-    async call() {
-      return { object: 'list', data: images.models() };
+    async call(_input, context) {
+      return { object: 'list', data: images.models(context.principal) };
     },
   };
 }
