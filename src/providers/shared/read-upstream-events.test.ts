@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { readUpstreamEventBatches } from './read-upstream-events.ts';
+
+async function* chunks(parts: Array<Buffer | string>): AsyncGenerator<Buffer | string> {
+  for (const part of parts) yield part;
+}
+
+async function readAll(parts: Array<Buffer | string>): Promise<Array<Array<{ data: string }>>> {
+  const batches = [];
+  for await (const batch of readUpstreamEventBatches(chunks(parts))) batches.push(batch);
+  return batches;
+}
+
+describe('readUpstreamEventBatches', () => {
+  it('keeps a character whose bytes arrive in two reads whole', async () => {
+    const bytes = Buffer.from('data: {"text":"née 🙂"}\n\n');
+    const emoji = bytes.indexOf(Buffer.from('🙂'));
+    const accent = bytes.indexOf(Buffer.from('é'));
+    const batches = await readAll([
+      bytes.subarray(0, accent + 1),
+      bytes.subarray(accent + 1, emoji + 2),
+      bytes.subarray(emoji + 2),
+    ]);
+    expect(batches).toEqual([[{ data: '{"text":"née 🙂"}' }]]);
+  });
+
+  it('gives every event one read completed as one batch, and names named events', async () => {
+    const batches = await readAll(['event: a\ndata: 1\n\ndata: 2\n\nda', Buffer.from('ta: 3\n\n')]);
+    expect(batches).toEqual([[{ event: 'a', data: '1' }, { data: '2' }], [{ data: '3' }]]);
+  });
+});
