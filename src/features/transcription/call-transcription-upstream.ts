@@ -1,14 +1,9 @@
 import { openAsBlob } from 'node:fs';
 
-import { ApiError } from '../../canonical/generation-error.ts';
+import type { ApiError } from '../../canonical/generation-error.ts';
 import type { ProviderConfig } from '../../config/config-schema.ts';
-import { mapUpstreamStatus } from '../../providers/shared/map-upstream-failure.ts';
-import { readBodyAtMost } from '../../providers/shared/read-body-at-most.ts';
-import {
-  isTimeout,
-  isTransportFailure,
-  type UpstreamPools,
-} from '../../providers/shared/upstream-pool.ts';
+import { exchangeWithUpstream, unreadable } from '../../providers/shared/exchange-with-upstream.ts';
+import type { UpstreamPools } from '../../providers/shared/upstream-pool.ts';
 import { AbortHandle } from '../../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
 import type { TranscriptionForm } from './read-transcription-form.ts';
@@ -54,9 +49,10 @@ export async function callTranscriptionUpstream(input: {
   // A blob backed by the file: its bytes are read from disk while the body is written.
   const file = await openAsBlob(form.audio.path, { type: form.mimetype });
   body.append('file', file, form.filename);
-  let response;
-  try {
-    response = await input.pools.send(provider, {
+  const exchange = await exchangeWithUpstream({
+    pools: input.pools,
+    target: provider,
+    request: {
       path: '/v1/audio/transcriptions',
       headers: {
         ...provider.headers,
@@ -67,43 +63,20 @@ export async function callTranscriptionUpstream(input: {
       // A transcription runs to its end even when its client leaves, so a retry under the same
       // Idempotency-Key replays it instead of paying again.
       signal: new AbortHandle(),
-    });
-  } catch (error) {
-    if (!isTransportFailure(error)) throw error;
-    const what = isTimeout(error) ? 'did not answer in time' : 'could not be reached';
-    return failure(`The transcription upstream ${deployment.providerId} ${what}.`);
-  }
-  let text: string | undefined;
-  try {
-    text = await readBodyAtMost(response.body, ANSWER_BYTES_LIMIT);
-  } catch (error) {
-    if (!isTransportFailure(error)) throw error;
-    return failure(`The answer of the transcription upstream ${deployment.providerId} broke off.`);
-  }
-  if (text === undefined)
-    return failure(
-      `The answer of the transcription upstream ${deployment.providerId} is too large.`,
-    );
-  if (response.statusCode < 200 || response.statusCode >= 300) {
-    const mapped = mapUpstreamStatus(response.statusCode, response.headers, text, input.now());
-    // spec §7: an upstream 429 stays a 429 with its retry-after; the client is told when to
-    // come back, so no other deployment is tried (docs/decisions/0068).
-    return {
-      ok: false,
-      error: mapped.error,
-      next: mapped.retryable && response.statusCode !== 429,
-    };
-  }
+    },
+    name: `transcription upstream ${deployment.providerId}`,
+    answerBytesLimit: ANSWER_BYTES_LIMIT,
+    now: input.now,
+  });
+  // docs/decisions/0068: an upstream 429 is not retried on another deployment.
+  if (!exchange.ok) return exchange;
+  const { text } = exchange;
   const answer = readAnswer(text);
   if (answer === undefined)
-    return failure(
+    return unreadable(
       `The answer of the transcription upstream ${deployment.providerId} is not a transcription.`,
     );
   return { ok: true, ...answer };
-}
-
-function failure(message: string): TranscriptionOutcome {
-  return { ok: false, error: new ApiError('upstream_error', message), next: true };
 }
 
 /**
