@@ -90,7 +90,7 @@ function ownStore(store: Store, connection: BetterSqlite3.Database, lease?: Proc
   const durableUsage = store.usage;
   return {
     ...store,
-    ledger: new SqliteOwnedLedger(connection, writes, store.ledger),
+    ledger: new SqliteOwnedLedger(writes, store.ledger),
     idempotency: new SqliteOwnedIdempotency(connection, store.idempotency),
     responses: new SqliteOwnedResponses(connection, writes, store.responses),
     usage: {

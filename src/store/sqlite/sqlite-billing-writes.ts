@@ -1,30 +1,47 @@
 import type BetterSqlite3 from 'better-sqlite3';
 
-import type { LedgerEntry } from '../../billing/credit-ledger.ts';
+import { capSettlementCharge } from '../../billing/cap-settlement-charge.ts';
+import type { Settlement, SettlementResult } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
 
-/** A usage charge: the ledger entry of a settlement (its amount is the negative charge). */
-export type UsageCharge = Omit<LedgerEntry, 'kind'>;
-
 /**
- * One settled call (CreditLedger.settle): its charge, when anything was charged, and its usage
- * record, committed in the same transaction (issue 12 §3).
+ * One settled call (CreditLedger.settle): its usage entry, the balance change and its usage
+ * record, committed in the same transaction (issue 12 §3). What it charges is decided when it
+ * commits: the cost, capped at what the account covered when it settled (`coverable`, counted
+ * from the file's available balance `basis`), and lower still if another process took credits
+ * from the account since (docs/decisions/0091).
  */
-export interface SettlementWrite {
-  id: string;
-  accountId: string;
-  charge: UsageCharge | undefined;
-  record: UsageRecord;
+export interface SettlementWrite extends Omit<Settlement, 'holdId'> {
+  coverable: number;
+  basis: number;
 }
 
 type QueuedWrite =
-  | { kind: 'settlement'; settlement: SettlementWrite; done: Settle }
-  | { kind: 'record'; record: UsageRecord; done: Settle }
-  | { kind: 'other'; write: () => void; done: Settle };
+  | {
+      kind: 'settlement';
+      settlement: SettlementWrite;
+      /** What it charges unless the balance in the file fell since `basis` was read. */
+      expected: number;
+      result: SettlementResult;
+      done: Settle<SettlementResult>;
+    }
+  | { kind: 'record'; record: UsageRecord; done: Settle<void> }
+  | { kind: 'other'; write: () => void; done: Settle<void> };
 
-interface Settle {
-  resolve(): void;
+interface Settle<Value> {
+  resolve(value: Value): void;
   reject(error: unknown): void;
+}
+
+interface BalanceRow {
+  balance: bigint;
+  held: bigint;
+}
+
+/** An account's available balance in the file (balance − held), and when it was read. */
+interface KnownBalance {
+  available: number;
+  readAt: number;
 }
 
 /** SQLite result codes after which the same write may succeed later (sqlite.org/rescode.html). */
@@ -43,21 +60,34 @@ const retryAfterMilliseconds = 1_000;
  * balance they will leave. A transient failure (busy, disk full, I/O) keeps everything queued and
  * retries; a write that fails for any other reason is retried on its own, so one bad write fails
  * only its own caller and never takes the rest of its batch with it.
+ *
+ * It also keeps each account's available balance as the last commit left it (`available`), so
+ * holds and settlements do not read the balance row on every request (docs/decisions/0091):
+ * every commit reads the row inside its own transaction before it charges, and lowers a charge
+ * that another process's debit left uncovered, so a balance never goes below zero.
  */
 export class SqliteBillingWrites {
   readonly #insertEntry: BetterSqlite3.Statement;
   readonly #chargeBalance: BetterSqlite3.Statement;
   readonly #insertRecord: BetterSqlite3.Statement;
   readonly #selectLanded: BetterSqlite3.Statement<[string], LandedRow>;
-  readonly #writeAll: (writes: QueuedWrite[]) => void;
-  readonly #writeOne: (write: QueuedWrite) => void;
+  readonly #readBalance: BetterSqlite3.Statement<[string], BalanceRow>;
+  readonly #writeAll: (writes: QueuedWrite[]) => Map<string, number>;
+  readonly #writeOne: (write: QueuedWrite) => Map<string, number>;
+  readonly #known = new Map<string, KnownBalance>();
+  readonly #knownForMs: number;
   #queue: QueuedWrite[] = [];
   readonly #pendingCharges = new Map<string, number>();
-  readonly #queuedSettlements = new Map<string, SettlementWrite>();
+  readonly #queuedSettlements = new Map<string, QueuedWrite & { kind: 'settlement' }>();
   #immediate: NodeJS.Immediate | undefined;
   #retry: NodeJS.Timeout | undefined;
 
-  constructor(connection: BetterSqlite3.Database) {
+  /**
+   * `knownForMs`: how long an account's available balance read or committed here is used
+   * without reading the row again, when no commit refreshed it since.
+   */
+  constructor(connection: BetterSqlite3.Database, options: { knownForMs?: number } = {}) {
+    this.#knownForMs = options.knownForMs ?? 1_000;
     this.#insertEntry = connection.prepare(
       `insert into ledger_entries (id, account_id, amount, kind, reason, request_id, created_at)
        values (?, ?, ?, 'usage', ?, ?, ?)`,
@@ -75,56 +105,80 @@ export class SqliteBillingWrites {
     this.#selectLanded = connection.prepare<[string], LandedRow>(
       'select cost, shortfall from usage_records where settlement_id = ?',
     );
+    this.#readBalance = connection
+      .prepare<[string], BalanceRow>('select balance, held from balances where account_id = ?')
+      .safeIntegers(true);
+    // Each returns the available balance it left, per account it charged.
     this.#writeAll = connection.transaction((writes: QueuedWrite[]) => {
-      // One balance update per account and batch, however many charges it holds.
-      const charged = new Map<string, number>();
-      for (const write of writes) {
-        if (write.kind === 'record') this.#runRecord(write.record, null);
-        else if (write.kind === 'other') write.write();
-        else {
-          this.#runSettlement(write.settlement);
-          const { accountId, charge } = write.settlement;
-          charged.set(accountId, (charged.get(accountId) ?? 0) - (charge?.amount ?? 0));
-        }
-      }
-      for (const [accountId, cost] of charged) {
-        if (cost !== 0) this.#chargeBalance.run(cost, accountId);
-      }
+      const available = new Map<string, number>();
+      for (const write of writes) this.#run(write, available);
+      return this.#chargeBalances(available, writes);
     });
     this.#writeOne = connection.transaction((write: QueuedWrite) => {
-      if (write.kind === 'record') this.#runRecord(write.record, null);
-      else if (write.kind === 'other') write.write();
-      else {
-        this.#runSettlement(write.settlement);
-        const { accountId, charge } = write.settlement;
-        if (charge !== undefined) this.#chargeBalance.run(-charge.amount, accountId);
-      }
+      const available = new Map<string, number>();
+      this.#run(write, available);
+      return this.#chargeBalances(available, [write]);
     });
+  }
+
+  /**
+   * The account's balance minus what the file holds for it, as the last commit left it or as
+   * read less than `knownForMs` ago; read from the file when `fresh`, or when nothing recent is
+   * known. Undefined when the account has no balance row.
+   */
+  available(accountId: string, fresh = false): number | undefined {
+    const known = this.#known.get(accountId);
+    const now = performance.now();
+    if (!fresh && known !== undefined && now - known.readAt < this.#knownForMs) {
+      return known.available;
+    }
+    const available = this.#readAvailable(accountId);
+    if (available === undefined) this.#known.delete(accountId);
+    else this.#known.set(accountId, { available, readAt: now });
+    return available;
+  }
+
+  /** Forgets what is known of an account's balance (all when none is named): it changed here. */
+  forget(accountId?: string): void {
+    if (accountId === undefined) this.#known.clear();
+    else this.#known.delete(accountId);
   }
 
   /** Queues a settlement: its ledger entry, the balance change and its record, all together. */
-  settle(settlement: SettlementWrite): Promise<void> {
-    const amount = settlement.charge?.amount ?? 0;
-    if (!Number.isSafeInteger(amount) || amount > 0) {
-      throw new RangeError(`A usage charge must be a non-positive integer, got ${amount}`);
+  settle(settlement: SettlementWrite): Promise<SettlementResult> {
+    const expected = capSettlementCharge(settlement.cost, settlement.coverable);
+    if (!Number.isSafeInteger(expected.charged) || expected.charged < 0) {
+      throw new RangeError(
+        `A usage charge must be a non-negative integer, got ${expected.charged}`,
+      );
     }
     const pending = this.#pendingCharges.get(settlement.accountId) ?? 0;
-    this.#pendingCharges.set(settlement.accountId, pending - amount);
-    this.#queuedSettlements.set(settlement.id, settlement);
-    return this.#enqueue((done) => ({ kind: 'settlement', settlement, done }));
+    this.#pendingCharges.set(settlement.accountId, pending + expected.charged);
+    return new Promise<SettlementResult>((resolve, reject) => {
+      const write = {
+        kind: 'settlement' as const,
+        settlement,
+        expected: expected.charged,
+        result: expected,
+        done: { resolve, reject },
+      };
+      this.#queuedSettlements.set(settlement.id, write);
+      this.#push(write);
+    });
   }
 
   /** What a settlement charged if it is queued or committed already; undefined otherwise. */
-  landed(settlementId: string): { charged: number; shortfall: number } | undefined {
+  landed(settlementId: string): SettlementResult | undefined {
     const queued = this.#queuedSettlements.get(settlementId);
-    const row = queued === undefined ? this.#selectLanded.get(settlementId) : undefined;
-    if (queued !== undefined)
-      return { charged: queued.record.cost, shortfall: queued.record.shortfall };
+    if (queued !== undefined) return queued.result;
+    const row = this.#selectLanded.get(settlementId);
     return row === undefined ? undefined : { charged: row.cost, shortfall: row.shortfall };
   }
 
   record(record: UsageRecord): Promise<void> {
-    return this.#enqueue((done) => ({ kind: 'record', record, done }));
+    return new Promise<void>((resolve, reject) =>
+      this.#push({ kind: 'record', record, done: { resolve, reject } }),
+    );
   }
 
   /**
@@ -133,7 +187,9 @@ export class SqliteBillingWrites {
    * own and only its caller sees the failure, like any other write.
    */
   join(write: () => void): Promise<void> {
-    return this.#enqueue((done) => ({ kind: 'other', write, done }));
+    return new Promise<void>((resolve, reject) =>
+      this.#push({ kind: 'other', write, done: { resolve, reject } }),
+    );
   }
 
   /** Micro-credits charged to the account but not yet committed to its balance row. */
@@ -153,7 +209,7 @@ export class SqliteBillingWrites {
     const writes = this.#queue;
     this.#queue = [];
     try {
-      this.#writeAll(writes);
+      this.#remember(this.#writeAll(writes));
       for (const write of writes) this.#finish(write);
       return;
     } catch (error) {
@@ -168,7 +224,7 @@ export class SqliteBillingWrites {
 
   #writeAlone(write: QueuedWrite): void {
     try {
-      this.#writeOne(write);
+      this.#remember(this.#writeOne(write));
       this.#finish(write);
     } catch (error) {
       if (isTransient(error)) {
@@ -186,40 +242,87 @@ export class SqliteBillingWrites {
 
   #finish(write: QueuedWrite, error?: unknown): void {
     if (write.kind === 'settlement') {
-      const { accountId, charge, id } = write.settlement;
+      const { accountId, id } = write.settlement;
       this.#queuedSettlements.delete(id);
-      const left = (this.#pendingCharges.get(accountId) ?? 0) + (charge?.amount ?? 0);
+      const left = (this.#pendingCharges.get(accountId) ?? 0) - write.expected;
       if (left === 0) this.#pendingCharges.delete(accountId);
       else this.#pendingCharges.set(accountId, left);
+      if (error === undefined) write.done.resolve(write.result);
+      else write.done.reject(error);
+      return;
     }
     if (error === undefined) write.done.resolve();
     else write.done.reject(error);
   }
 
-  #enqueue(make: (done: Settle) => QueuedWrite): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#queue.push(make({ resolve, reject }));
-      if (this.#retry === undefined) this.#immediate ??= setImmediate(() => this.flush());
-    });
+  #push(write: QueuedWrite): void {
+    this.#queue.push(write);
+    if (this.#retry === undefined) this.#immediate ??= setImmediate(() => this.flush());
   }
 
-  #runEntry(charge: UsageCharge): void {
-    this.#insertEntry.run(
-      charge.id,
-      charge.accountId,
-      charge.amount,
-      charge.reason,
-      charge.requestId,
-      charge.createdAt,
-    );
+  #remember(available: Map<string, number>): void {
+    const readAt = performance.now();
+    for (const [accountId, left] of available)
+      this.#known.set(accountId, { available: left, readAt });
   }
 
-  #runSettlement(settlement: SettlementWrite): void {
-    if (settlement.charge !== undefined) this.#runEntry(settlement.charge);
-    this.#runRecord(settlement.record, settlement.id);
+  #readAvailable(accountId: string): number | undefined {
+    const row = this.#readBalance.get(accountId);
+    return row === undefined ? undefined : exactNumber(row.balance - row.held, accountId);
   }
 
-  #runRecord(record: UsageRecord, settlementId: string | null): void {
+  /**
+   * Runs one queued write inside the commit's transaction. A settlement's charge is decided
+   * here: the balance row is read once per account and commit, and a charge whose `basis` is
+   * above what the file now holds is capped by the difference (another process took credits).
+   */
+  #run(write: QueuedWrite, available: Map<string, number>): void {
+    if (write.kind === 'record') {
+      const { record } = write;
+      return this.#runRecord(record, null, record.cost, record.shortfall);
+    }
+    if (write.kind === 'other') return write.write();
+    const { settlement } = write;
+    const { accountId } = settlement;
+    if (!available.has(accountId)) available.set(accountId, this.#readAvailable(accountId) ?? 0);
+    const now = available.get(accountId) as number;
+    const taken = Math.max(0, settlement.basis - now);
+    const result = capSettlementCharge(settlement.cost, settlement.coverable - taken);
+    write.result = result;
+    if (result.charged > 0) {
+      this.#insertEntry.run(
+        settlement.id,
+        accountId,
+        0 - result.charged,
+        settlement.reason,
+        settlement.requestId,
+        settlement.createdAt,
+      );
+    }
+    this.#runRecord(settlement.record, settlement.id, result.charged, result.shortfall);
+  }
+
+  /** One balance update per account and commit, however many charges it holds. */
+  #chargeBalances(available: Map<string, number>, writes: QueuedWrite[]): Map<string, number> {
+    const charged = new Map<string, number>();
+    for (const write of writes) {
+      if (write.kind !== 'settlement') continue;
+      const { accountId } = write.settlement;
+      charged.set(accountId, (charged.get(accountId) ?? 0) + write.result.charged);
+    }
+    for (const [accountId, amount] of charged) {
+      if (amount !== 0) this.#chargeBalance.run(amount, accountId);
+      available.set(accountId, (available.get(accountId) as number) - amount);
+    }
+    return available;
+  }
+
+  #runRecord(
+    record: Omit<UsageRecord, 'cost' | 'shortfall'>,
+    settlementId: string | null,
+    cost: number,
+    shortfall: number,
+  ): void {
     this.#insertRecord.run(
       record.requestId,
       record.accountId,
@@ -233,8 +336,8 @@ export class SqliteBillingWrites {
       record.inputCacheWrite1hTokens,
       record.outputTokens,
       record.reasoningTokens,
-      record.cost,
-      record.shortfall,
+      cost,
+      shortfall,
       settlementId,
       record.latencyMs,
       record.outcome,
@@ -252,4 +355,13 @@ interface LandedRow {
 function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && transientCodes.test(code);
+}
+
+const largest = BigInt(Number.MAX_SAFE_INTEGER);
+
+function exactNumber(value: bigint, accountId: string): number {
+  if (value > largest || value < -largest) {
+    throw new RangeError(`The balance of ${accountId} is beyond Number.MAX_SAFE_INTEGER`);
+  }
+  return Number(value);
 }

@@ -1,6 +1,3 @@
-import type BetterSqlite3 from 'better-sqlite3';
-
-import { capSettlementCharge } from '../../billing/cap-settlement-charge.ts';
 import type {
   Balance,
   CreditLedger,
@@ -13,39 +10,28 @@ import type {
 import { assertMicroCredits } from '../../billing/micro-credits.ts';
 import type { SqliteBillingWrites } from './sqlite-billing-writes.ts';
 
-interface BalanceRow {
-  balance: bigint;
-  held: bigint;
-}
-
 /**
  * The credits ledger of the one gateway process that owns an SQLite file (DESIGN.md §4
  * "Embedded default"; the process lease in sqlite-process-lease.ts keeps a second one out).
  *
  * Holds live in this process's memory: they only matter while the process that placed them
  * runs, and a crash takes them with it, so there is nothing to release afterwards. A hold is
- * checked against the balance row read from the file at that moment (so a grant made by the
- * operator CLI from another process counts at once), minus the charges queued for commit and
- * the holds open here. Settled charges are committed in groups by `SqliteBillingWrites`.
+ * checked against the account's available balance as the last commit left it (or as read within
+ * the last second), minus the charges queued for commit and the holds open here; one it would
+ * refuse reads the row again, so a grant made by the operator CLI from another process counts at
+ * once. Settled charges are committed in groups by `SqliteBillingWrites`, which checks each
+ * against the row inside its commit (docs/decisions/0091).
  * Grants, adjustments and every read go to the durable Kysely ledger after the queue is flushed.
  */
 export class SqliteOwnedLedger implements CreditLedger {
   readonly #durable: CreditLedger;
   readonly #writes: SqliteBillingWrites;
-  readonly #readBalance: BetterSqlite3.Statement<[string], BalanceRow>;
   readonly #holds = new Map<string, Hold>();
   readonly #heldByAccount = new Map<string, number>();
 
-  constructor(
-    connection: BetterSqlite3.Database,
-    writes: SqliteBillingWrites,
-    durable: CreditLedger,
-  ) {
+  constructor(writes: SqliteBillingWrites, durable: CreditLedger) {
     this.#durable = durable;
     this.#writes = writes;
-    this.#readBalance = connection
-      .prepare<[string], BalanceRow>('select balance, held from balances where account_id = ?')
-      .safeIntegers(true);
   }
 
   async appendEntry(
@@ -53,7 +39,11 @@ export class SqliteOwnedLedger implements CreditLedger {
     options?: { allowNegative?: boolean },
   ): Promise<EntryRefusal | undefined> {
     this.#writes.flush();
-    return this.#durable.appendEntry(entry, options);
+    try {
+      return await this.#durable.appendEntry(entry, options);
+    } finally {
+      this.#writes.forget(entry.accountId);
+    }
   }
 
   async getBalance(accountId: string): Promise<Balance> {
@@ -66,13 +56,12 @@ export class SqliteOwnedLedger implements CreditLedger {
 
   async placeHold(hold: Hold): Promise<boolean> {
     assertMicroCredits(hold.amount, 'hold amount', { allowNegative: false });
-    const row = this.#readBalance.get(hold.accountId);
-    if (row === undefined) return false;
-    const available =
-      exactNumber(row.balance - row.held, hold.accountId) -
-      this.#writes.pendingCharge(hold.accountId) -
-      this.#held(hold.accountId);
-    if (available < hold.amount) return false;
+    const covers = (available: number | undefined) =>
+      available !== undefined && this.#coverable(hold.accountId, available) >= hold.amount;
+    // A refusal is decided on the row as it is now, so a grant just made elsewhere counts.
+    if (!covers(this.#writes.available(hold.accountId))) {
+      if (!covers(this.#writes.available(hold.accountId, true))) return false;
+    }
     this.#holds.set(hold.id, { ...hold });
     this.#heldByAccount.set(hold.accountId, this.#held(hold.accountId) + hold.amount);
     return true;
@@ -85,33 +74,17 @@ export class SqliteOwnedLedger implements CreditLedger {
     const landed = hold === undefined ? this.#writes.landed(settlement.id) : undefined;
     if (landed !== undefined) return landed;
     const accountId = hold?.accountId ?? settlement.accountId;
-    const row = this.#readBalance.get(accountId);
     // What the account still covers: its balance minus charges not yet committed and every other
-    // hold, in this process's memory (this one is closed already) or in the file.
-    const coverable =
-      row === undefined
-        ? 0
-        : exactNumber(row.balance - row.held, accountId) -
-          this.#writes.pendingCharge(accountId) -
-          this.#held(accountId);
-    const result = capSettlementCharge(settlement.cost, coverable);
-    await this.#writes.settle({
-      id: settlement.id,
+    // hold, in this process's memory (this one is closed already) or in the file. The commit
+    // checks it against the row once more (sqlite-billing-writes.ts).
+    const basis = this.#writes.available(accountId) ?? 0;
+    const { holdId: _holdId, ...write } = settlement;
+    return this.#writes.settle({
+      ...write,
       accountId,
-      charge:
-        result.charged === 0
-          ? undefined
-          : {
-              id: settlement.id,
-              accountId,
-              amount: 0 - result.charged,
-              reason: settlement.reason,
-              requestId: settlement.requestId,
-              createdAt: settlement.createdAt,
-            },
-      record: { ...settlement.record, cost: result.charged, shortfall: result.shortfall },
+      basis,
+      coverable: this.#coverable(accountId, basis),
     });
-    return result;
   }
 
   async releaseHold(holdId: string): Promise<boolean> {
@@ -125,12 +98,19 @@ export class SqliteOwnedLedger implements CreditLedger {
     }
     // Holds written to the file by the durable ledger (an older version, or a process that ran
     // on this file before this one took it over) expire the durable way.
-    return released + (await this.#durable.releaseExpiredHolds(now));
+    const releasedInFile = await this.#durable.releaseExpiredHolds(now);
+    if (releasedInFile > 0) this.#writes.forget();
+    return released + releasedInFile;
   }
 
   async listEntries(accountId: string, limit: number): Promise<LedgerEntry[]> {
     this.#writes.flush();
     return this.#durable.listEntries(accountId, limit);
+  }
+
+  /** The file's available balance less charges queued for commit and the holds open here. */
+  #coverable(accountId: string, available: number): number {
+    return available - this.#writes.pendingCharge(accountId) - this.#held(accountId);
   }
 
   #held(accountId: string): number {
@@ -146,13 +126,4 @@ export class SqliteOwnedLedger implements CreditLedger {
     else this.#heldByAccount.set(hold.accountId, left);
     return hold;
   }
-}
-
-const largest = BigInt(Number.MAX_SAFE_INTEGER);
-
-function exactNumber(value: bigint, accountId: string): number {
-  if (value > largest || value < -largest) {
-    throw new RangeError(`The balance of ${accountId} is beyond Number.MAX_SAFE_INTEGER`);
-  }
-  return Number(value);
 }

@@ -182,6 +182,47 @@ describe('SQLite store owned by the gateway process', () => {
     expect(await store.ledger.placeHold(hold)).toBe(true);
   });
 
+  it('charges no more than the file holds when another process took credits after the hold', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 1_000);
+    const hold = { id: uniqueId('hold'), accountId, amount: 400, expiresAt: Date.now() + 60_000 };
+    expect(await store.ledger.placeHold(hold)).toBe(true);
+
+    // The operator takes 900 of the 1 000 from another process while the call runs.
+    const cli = await openSqliteStore({ path: file });
+    expect(
+      await cli.ledger.appendEntry({
+        id: uniqueId('entry'),
+        accountId,
+        amount: -900,
+        kind: 'adjustment',
+        reason: 'operator correction',
+        requestId: null,
+        createdAt: Date.now(),
+      }),
+    ).toBeUndefined();
+    await cli.close();
+
+    const charge = settlement(hold, 400);
+    expect(await store.ledger.settle(charge)).toEqual({ charged: 100, shortfall: 300 });
+    expect(readFromOutside('select balance from balances where account_id = ?', accountId)).toEqual(
+      [{ balance: 0 }],
+    );
+    expect(readFromOutside('select amount from ledger_entries where id = ?', charge.id)).toEqual([
+      { amount: -100 },
+    ]);
+    expect(
+      readFromOutside(
+        'select cost, shortfall from usage_records where settlement_id = ?',
+        charge.id,
+      ),
+    ).toEqual([{ cost: 100, shortfall: 300 }]);
+    // A retry of the same settlement reads what landed.
+    expect(await store.ledger.settle(charge)).toEqual({ charged: 100, shortfall: 300 });
+    // And the next hold counts from what the commit left.
+    expect(await store.ledger.placeHold({ ...hold, id: uniqueId('hold'), amount: 1 })).toBe(false);
+  });
+
   it('fails only the write that cannot be written and commits the rest of its group', async () => {
     const store = await open();
     const accountId = await fundedAccount(store, 1_000);
