@@ -78,10 +78,15 @@ export class SqliteOwnedLedger implements CreditLedger {
     // hold, in this process's memory (this one is closed already) or in the file. The commit
     // checks it against the row once more (sqlite-billing-writes.ts).
     const basis = this.#writes.available(accountId) ?? 0;
-    const { holdId: _holdId, ...write } = settlement;
+    // Field by field rather than a rest and a spread of the settlement: this runs per request.
     return this.#writes.settle({
-      ...write,
+      id: settlement.id,
       accountId,
+      cost: settlement.cost,
+      reason: settlement.reason,
+      requestId: settlement.requestId,
+      createdAt: settlement.createdAt,
+      record: settlement.record,
       basis,
       coverable: this.#coverable(accountId, basis),
     });
