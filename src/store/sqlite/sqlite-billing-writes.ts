@@ -87,7 +87,7 @@ export class SqliteBillingWrites {
    * without reading the row again, when no commit refreshed it since.
    */
   constructor(connection: BetterSqlite3.Database, options: { knownForMs?: number } = {}) {
-    this.#knownForMs = options.knownForMs ?? 1_000;
+    this.#knownForMs = options.knownForMs ?? 20;
     this.#insertEntry = connection.prepare(
       `insert into ledger_entries (id, account_id, amount, kind, reason, request_id, created_at)
        values (?, ?, ?, 'usage', ?, ?, ?)`,

@@ -17,7 +17,7 @@ import type { SqliteBillingWrites } from './sqlite-billing-writes.ts';
  * Holds live in this process's memory: they only matter while the process that placed them
  * runs, and a crash takes them with it, so there is nothing to release afterwards. A hold is
  * checked against the account's available balance as the last commit left it (or as read within
- * the last second), minus the charges queued for commit and the holds open here; one it would
+ * the last 20 ms), minus the charges queued for commit and the holds open here; one it would
  * refuse reads the row again, so a grant made by the operator CLI from another process counts at
  * once. Settled charges are committed in groups by `SqliteBillingWrites`, which checks each
  * against the row inside its commit (docs/decisions/0091).
