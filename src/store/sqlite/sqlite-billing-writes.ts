@@ -22,6 +22,8 @@ type QueuedWrite =
       settlement: SettlementWrite;
       /** What it charges unless the balance in the file fell since `basis` was read. */
       expected: number;
+      /** What this process had committed in charges to the account when `basis` was known. */
+      committedAtBasis: number;
       result: SettlementResult;
       done: Settle<SettlementResult>;
     }
@@ -36,6 +38,12 @@ interface Settle<Value> {
 interface BalanceRow {
   balance: bigint;
   held: bigint;
+}
+
+/** What one commit left of each account's available balance, and what it charged each. */
+interface Committed {
+  available: Map<string, number>;
+  charged: Map<string, number>;
 }
 
 /** An account's available balance in the file (balance − held), and when it was read. */
@@ -72,9 +80,11 @@ export class SqliteBillingWrites {
   readonly #insertRecord: BetterSqlite3.Statement;
   readonly #selectLanded: BetterSqlite3.Statement<[string], LandedRow>;
   readonly #readBalance: BetterSqlite3.Statement<[string], BalanceRow>;
-  readonly #writeAll: (writes: QueuedWrite[]) => Map<string, number>;
-  readonly #writeOne: (write: QueuedWrite) => Map<string, number>;
+  readonly #writeAll: (writes: QueuedWrite[]) => Committed;
+  readonly #writeOne: (write: QueuedWrite) => Committed;
   readonly #known = new Map<string, KnownBalance>();
+  /** Every charge this process has committed, per account, since it started. */
+  readonly #committed = new Map<string, number>();
   readonly #knownForMs: number;
   #queue: QueuedWrite[] = [];
   readonly #pendingCharges = new Map<string, number>();
@@ -108,7 +118,6 @@ export class SqliteBillingWrites {
     this.#readBalance = connection
       .prepare<[string], BalanceRow>('select balance, held from balances where account_id = ?')
       .safeIntegers(true);
-    // Each returns the available balance it left, per account it charged.
     this.#writeAll = connection.transaction((writes: QueuedWrite[]) => {
       const available = new Map<string, number>();
       for (const write of writes) this.#run(write, available);
@@ -159,6 +168,7 @@ export class SqliteBillingWrites {
         kind: 'settlement' as const,
         settlement,
         expected: expected.charged,
+        committedAtBasis: this.#committed.get(settlement.accountId) ?? 0,
         result: expected,
         done: { resolve, reject },
       };
@@ -260,10 +270,15 @@ export class SqliteBillingWrites {
     if (this.#retry === undefined) this.#immediate ??= setImmediate(() => this.flush());
   }
 
-  #remember(available: Map<string, number>): void {
+  /** After a commit: what it left of each account's balance, and what it charged. */
+  #remember(committed: Committed): void {
     const readAt = performance.now();
-    for (const [accountId, left] of available)
+    for (const [accountId, left] of committed.available) {
       this.#known.set(accountId, { available: left, readAt });
+    }
+    for (const [accountId, amount] of committed.charged) {
+      this.#committed.set(accountId, (this.#committed.get(accountId) ?? 0) + amount);
+    }
   }
 
   #readAvailable(accountId: string): number | undefined {
@@ -273,8 +288,9 @@ export class SqliteBillingWrites {
 
   /**
    * Runs one queued write inside the commit's transaction. A settlement's charge is decided
-   * here: the balance row is read once per account and commit, and a charge whose `basis` is
-   * above what the file now holds is capped by the difference (another process took credits).
+   * here: the balance row is read once per account and commit. When it holds less than the
+   * settlement's `basis` minus what this process committed since, another process took credits,
+   * and the charge is capped by what it took.
    */
   #run(write: QueuedWrite, available: Map<string, number>): void {
     if (write.kind === 'record') {
@@ -286,7 +302,8 @@ export class SqliteBillingWrites {
     const { accountId } = settlement;
     if (!available.has(accountId)) available.set(accountId, this.#readAvailable(accountId) ?? 0);
     const now = available.get(accountId) as number;
-    const taken = Math.max(0, settlement.basis - now);
+    const committedSince = (this.#committed.get(accountId) ?? 0) - write.committedAtBasis;
+    const taken = Math.max(0, settlement.basis - committedSince - now);
     const result = capSettlementCharge(settlement.cost, settlement.coverable - taken);
     write.result = result;
     if (result.charged > 0) {
@@ -303,7 +320,7 @@ export class SqliteBillingWrites {
   }
 
   /** One balance update per account and commit, however many charges it holds. */
-  #chargeBalances(available: Map<string, number>, writes: QueuedWrite[]): Map<string, number> {
+  #chargeBalances(available: Map<string, number>, writes: QueuedWrite[]): Committed {
     const charged = new Map<string, number>();
     for (const write of writes) {
       if (write.kind !== 'settlement') continue;
@@ -314,7 +331,7 @@ export class SqliteBillingWrites {
       if (amount !== 0) this.#chargeBalance.run(amount, accountId);
       available.set(accountId, (available.get(accountId) as number) - amount);
     }
-    return available;
+    return { available, charged };
   }
 
   #runRecord(

@@ -233,6 +233,31 @@ describe('SQLite store owned by the gateway process', () => {
     expect(await store.usage.listUsage(accountId, 10)).toHaveLength(1);
   });
 
+  it('charges each settlement in full when a failed group is retried write by write', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 600);
+    const first = { id: uniqueId('hold'), accountId, amount: 300, expiresAt: Date.now() + 60_000 };
+    const second = { ...first, id: uniqueId('hold') };
+    expect(await store.ledger.placeHold(first)).toBe(true);
+    expect(await store.ledger.placeHold(second)).toBe(true);
+
+    // A bad write in the same group makes the group fail; each write is then committed alone.
+    const bad = store.usage.recordUsage(usageRecord(uniqueId('no-such-account'), 0));
+    const settled = [
+      store.ledger.settle(settlement(first, 300)),
+      store.ledger.settle(settlement(second, 300)),
+    ];
+    await expect(bad).rejects.toThrow(/FOREIGN KEY/);
+    // The second alone sees the first one's charge in the row: its own, not another process's.
+    expect(await Promise.all(settled)).toEqual([
+      { charged: 300, shortfall: 0 },
+      { charged: 300, shortfall: 0 },
+    ]);
+    expect(readFromOutside('select balance from balances where account_id = ?', accountId)).toEqual(
+      [{ balance: 0 }],
+    );
+  });
+
   it('commits a stored response in the group commit of the request path', async () => {
     const store = await open({ busyTimeoutMilliseconds: 0 });
     const accountId = await fundedAccount(store, 1_000);
