@@ -26,6 +26,11 @@ export interface SqliteStoreOptions {
    * operator CLI and tools leave it false and use the durable ledger directly.
    */
   owner?: boolean;
+  /**
+   * The owner's ledger: how long an account's balance, as last read or committed, is used without
+   * reading its row again (docs/decisions/0091). Default 20.
+   */
+  knownBalanceMilliseconds?: number;
 }
 
 /**
@@ -69,7 +74,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   }
   const store = createKyselyStore(database, 'sqlite');
   if (options.owner !== true || options.path === ':memory:') {
-    return options.owner === true ? ownStore(store, connection) : store;
+    return options.owner === true ? ownStore(store, connection, options) : store;
   }
   let lease: ProcessLease;
   try {
@@ -78,15 +83,24 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     await store.close();
     throw error;
   }
-  return ownStore(store, connection, lease);
+  return ownStore(store, connection, options, lease);
 }
 
 /**
  * Puts the owned ledger, the group-committed usage records and stored responses, and the
  * in-memory idempotency claims in front of the durable store.
  */
-function ownStore(store: Store, connection: BetterSqlite3.Database, lease?: ProcessLease): Store {
-  const writes = new SqliteBillingWrites(connection);
+function ownStore(
+  store: Store,
+  connection: BetterSqlite3.Database,
+  options: SqliteStoreOptions,
+  lease?: ProcessLease,
+): Store {
+  const writes = new SqliteBillingWrites(connection, {
+    ...(options.knownBalanceMilliseconds === undefined
+      ? {}
+      : { knownForMs: options.knownBalanceMilliseconds }),
+  });
   const durableUsage = store.usage;
   return {
     ...store,

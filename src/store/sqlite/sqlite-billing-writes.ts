@@ -7,9 +7,9 @@ import type { UsageRecord } from '../../generation/usage-store.ts';
 /**
  * One settled call (CreditLedger.settle): its usage entry, the balance change and its usage
  * record, committed in the same transaction (issue 12 §3). What it charges is decided when it
- * commits: the cost, capped at what the account covered when it settled (`coverable`, counted
- * from the file's available balance `basis`), and lower still if another process took credits
- * from the account since (docs/decisions/0091).
+ * commits: the cost, capped at what the account covers then. That is what it covered when it
+ * settled (`coverable`, counted from the file's available balance `basis`), less what another
+ * process took from the account since or plus what it granted (docs/decisions/0091).
  */
 export interface SettlementWrite extends Omit<Settlement, 'holdId'> {
   coverable: number;
@@ -288,9 +288,9 @@ export class SqliteBillingWrites {
 
   /**
    * Runs one queued write inside the commit's transaction. A settlement's charge is decided
-   * here: the balance row is read once per account and commit. When it holds less than the
-   * settlement's `basis` minus what this process committed since, another process took credits,
-   * and the charge is capped by what it took.
+   * here: the balance row is read once per account and commit. Where it differs from the
+   * settlement's `basis` minus what this process committed since, another process took or granted
+   * credits, and what the settlement covers moves by as much.
    */
   #run(write: QueuedWrite, available: Map<string, number>): void {
     if (write.kind === 'record') {
@@ -303,7 +303,7 @@ export class SqliteBillingWrites {
     if (!available.has(accountId)) available.set(accountId, this.#readAvailable(accountId) ?? 0);
     const now = available.get(accountId) as number;
     const committedSince = (this.#committed.get(accountId) ?? 0) - write.committedAtBasis;
-    const taken = Math.max(0, settlement.basis - committedSince - now);
+    const taken = settlement.basis - committedSince - now;
     const result = capSettlementCharge(settlement.cost, settlement.coverable - taken);
     write.result = result;
     if (result.charged > 0) {

@@ -28,7 +28,13 @@ afterEach(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-async function open(options: { owner?: boolean; busyTimeoutMilliseconds?: number } = {}) {
+async function open(
+  options: {
+    owner?: boolean;
+    busyTimeoutMilliseconds?: number;
+    knownBalanceMilliseconds?: number;
+  } = {},
+) {
   const store = await openSqliteStore({ path: file, owner: true, ...options });
   opened.push(store);
   return store;
@@ -183,7 +189,8 @@ describe('SQLite store owned by the gateway process', () => {
   });
 
   it('charges no more than the file holds when another process took credits after the hold', async () => {
-    const store = await open();
+    // The balance read at the hold is still trusted when the call settles.
+    const store = await open({ knownBalanceMilliseconds: 60_000 });
     const accountId = await fundedAccount(store, 1_000);
     const hold = { id: uniqueId('hold'), accountId, amount: 400, expiresAt: Date.now() + 60_000 };
     expect(await store.ledger.placeHold(hold)).toBe(true);
@@ -231,6 +238,35 @@ describe('SQLite store owned by the gateway process', () => {
     await expect(good).resolves.toBeUndefined();
     await expect(bad).rejects.toThrow(/FOREIGN KEY/);
     expect(await store.usage.listUsage(accountId, 10)).toHaveLength(1);
+  });
+
+  it('charges a call beyond its hold from a grant another process made while it ran', async () => {
+    // The balance read at the hold is still trusted when the call settles.
+    const store = await open({ knownBalanceMilliseconds: 60_000 });
+    const accountId = await fundedAccount(store, 100);
+    const hold = { id: uniqueId('hold'), accountId, amount: 100, expiresAt: Date.now() + 60_000 };
+    expect(await store.ledger.placeHold(hold)).toBe(true);
+
+    const cli = await openSqliteStore({ path: file });
+    await cli.ledger.appendEntry({
+      id: uniqueId('entry'),
+      accountId,
+      amount: 1_000,
+      kind: 'grant',
+      reason: 'operator grant',
+      requestId: null,
+      createdAt: Date.now(),
+    });
+    await cli.close();
+
+    // The call cost more than it held; the grant covers the rest, as a read of the row would.
+    expect(await store.ledger.settle(settlement(hold, 150))).toEqual({
+      charged: 150,
+      shortfall: 0,
+    });
+    expect(readFromOutside('select balance from balances where account_id = ?', accountId)).toEqual(
+      [{ balance: 950 }],
+    );
   });
 
   it('charges each settlement in full when a failed group is retried write by write', async () => {
