@@ -91,6 +91,30 @@ function settlement(hold: { id: string; accountId: string }, cost: number): Sett
   };
 }
 
+/** An operator entry made as the CLI makes it: from another process, through the durable store. */
+async function entryFromOutside(
+  accountId: string,
+  amount: number,
+  kind: 'grant' | 'adjustment',
+  reason: string,
+): Promise<void> {
+  const cli = await openSqliteStore({ path: file });
+  try {
+    const refused = await cli.ledger.appendEntry({
+      id: uniqueId('entry'),
+      accountId,
+      amount,
+      kind,
+      reason,
+      requestId: null,
+      createdAt: Date.now(),
+    });
+    expect(refused).toBeUndefined();
+  } finally {
+    await cli.close();
+  }
+}
+
 /** Reads the file the way another process (the operator CLI) would. */
 function readFromOutside<Row>(query: string, ...parameters: unknown[]): Row[] {
   const connection = new BetterSqlite3(file, { readonly: true });
@@ -173,17 +197,7 @@ describe('SQLite store owned by the gateway process', () => {
     const hold = { id: uniqueId('hold'), accountId, amount: 500, expiresAt: Date.now() + 60_000 };
     expect(await store.ledger.placeHold(hold)).toBe(false);
 
-    const cli = await openSqliteStore({ path: file });
-    await cli.ledger.appendEntry({
-      id: uniqueId('entry'),
-      accountId,
-      amount: 1_000,
-      kind: 'grant',
-      reason: 'operator grant',
-      requestId: null,
-      createdAt: Date.now(),
-    });
-    await cli.close();
+    await entryFromOutside(accountId, 1_000, 'grant', 'operator grant');
 
     expect(await store.ledger.placeHold(hold)).toBe(true);
   });
@@ -196,19 +210,7 @@ describe('SQLite store owned by the gateway process', () => {
     expect(await store.ledger.placeHold(hold)).toBe(true);
 
     // The operator takes 900 of the 1 000 from another process while the call runs.
-    const cli = await openSqliteStore({ path: file });
-    expect(
-      await cli.ledger.appendEntry({
-        id: uniqueId('entry'),
-        accountId,
-        amount: -900,
-        kind: 'adjustment',
-        reason: 'operator correction',
-        requestId: null,
-        createdAt: Date.now(),
-      }),
-    ).toBeUndefined();
-    await cli.close();
+    await entryFromOutside(accountId, -900, 'adjustment', 'operator correction');
 
     const charge = settlement(hold, 400);
     expect(await store.ledger.settle(charge)).toEqual({ charged: 100, shortfall: 300 });
@@ -247,17 +249,7 @@ describe('SQLite store owned by the gateway process', () => {
     const hold = { id: uniqueId('hold'), accountId, amount: 100, expiresAt: Date.now() + 60_000 };
     expect(await store.ledger.placeHold(hold)).toBe(true);
 
-    const cli = await openSqliteStore({ path: file });
-    await cli.ledger.appendEntry({
-      id: uniqueId('entry'),
-      accountId,
-      amount: 1_000,
-      kind: 'grant',
-      reason: 'operator grant',
-      requestId: null,
-      createdAt: Date.now(),
-    });
-    await cli.close();
+    await entryFromOutside(accountId, 1_000, 'grant', 'operator grant');
 
     // The call cost more than it held; the grant covers the rest, as a read of the row would.
     expect(await store.ledger.settle(settlement(hold, 150))).toEqual({
