@@ -71,8 +71,9 @@ const retryAfterMilliseconds = 1_000;
  *
  * It also keeps each account's available balance as the last commit left it (`available`), so
  * holds and settlements do not read the balance row on every request (docs/decisions/0091):
- * every commit reads the row inside its own transaction before it charges, and lowers a charge
- * that another process's debit left uncovered, so a balance never goes below zero.
+ * every commit reads the row inside its own transaction before it charges, and moves what each
+ * charge covers by what another process took or granted since, so a balance never goes below
+ * zero and a grant made meanwhile counts.
  */
 export class SqliteBillingWrites {
   readonly #insertEntry: BetterSqlite3.Statement;
