@@ -28,4 +28,27 @@ describe('readUpstreamEventBatches', () => {
     const batches = await readAll(['event: a\ndata: 1\n\ndata: 2\n\nda', Buffer.from('ta: 3\n\n')]);
     expect(batches).toEqual([[{ event: 'a', data: '1' }, { data: '2' }], [{ data: '3' }]]);
   });
+
+  it('decodes invalid bytes and a character cut short, across reads, as TextDecoder does', async () => {
+    const invalid = Buffer.concat([
+      Buffer.from('data: "a'),
+      Buffer.from([0xff, 0xc3]),
+      Buffer.from('b"\n\n'),
+    ]);
+    const cut = Buffer.concat([Buffer.from('data: "c'), Buffer.from('🙂').subarray(0, 2)]);
+    const end = Buffer.from('\n\n');
+    const batches = await readAll([
+      invalid,
+      cut.subarray(0, 9),
+      Buffer.concat([cut.subarray(9), end]),
+    ]);
+    const expected = new TextDecoder().decode(Buffer.concat([invalid, cut, end]));
+    expect(
+      batches
+        .flat()
+        .map((event) => `data: ${event.data}\n\n`)
+        .join(''),
+    ).toBe(expected);
+    expect(batches.flat()[0]?.data).toBe('"a\ufffd\ufffdb"');
+  });
 });

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import type { UpstreamEvent } from '../provider-codec.ts';
 
@@ -18,14 +19,17 @@ export async function* readUpstreamEventBatches(
       );
     },
   });
-  const decoder = new TextDecoder();
+  // StringDecoder keeps a character split across reads for the next one, as TextDecoder's stream
+  // mode does, at a tenth of its cost: TextDecoder goes through ICU and a two-byte copy
+  // (docs/performance.md).
+  const decoder = new StringDecoder('utf8');
   for await (const chunk of body) {
-    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    parser.feed(typeof chunk === 'string' ? chunk : decoder.write(chunk));
     if (pending.length > 0) {
       yield pending;
       pending = [];
     }
   }
-  parser.feed(decoder.decode());
+  parser.feed(decoder.end());
   if (pending.length > 0) yield pending;
 }
