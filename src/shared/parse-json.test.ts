@@ -10,6 +10,7 @@ describe('parseUntrustedJson', () => {
       '{"\\u005f_proto__":{}}',
       '{"_\\u005fpr\\u006fto__":{}}',
       '\ufeff{"__proto__":{}}',
+      '{"a":1,"__PROTO__":2,"\\u005F\\u005Fproto\\u005F\\u005F"\n:{}}',
     ]) {
       expect(() => parseUntrustedJson(text), text).toThrow(SyntaxError);
     }
