@@ -107,6 +107,8 @@ async function main(): Promise<void> {
         durationSeconds: SLICE_SECONDS,
         warmupSeconds: 0,
         latencySeconds: 0,
+        // An evaluation needs a new idempotency key each time, or it measures replays.
+        ...(scenario.freshHeader === undefined ? {} : { freshHeader: scenario.freshHeader }),
       });
       if (!record) return;
       build.cpuMicrosPerRequest.push(measured.cpuMicrosPerRequest);
