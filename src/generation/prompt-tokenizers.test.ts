@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { PromptTokenizers, rememberLongTextCounts } from './prompt-tokenizers.ts';
+import { PromptTokenizers, rememberTextCounts } from './prompt-tokenizers.ts';
 
 function countingWords() {
   const counted: string[] = [];
@@ -16,10 +16,10 @@ const long = (seed: string, characters: number) =>
     .join(' ')
     .slice(0, characters);
 
-describe('rememberLongTextCounts', () => {
-  it('counts a long text once while it is remembered, and short texts every time', () => {
+describe('rememberTextCounts', () => {
+  it('counts a text once while it is remembered', () => {
     const { counted, countText } = countingWords();
-    const count = rememberLongTextCounts(countText, 10_000);
+    const count = rememberTextCounts(countText, 10_000);
     const system = long('system', 2_000);
     const question = 'a short question';
     const expected = countText(system);
@@ -30,12 +30,12 @@ describe('rememberLongTextCounts', () => {
       expected,
       3,
     ]);
-    expect(counted).toEqual([system, question, question]);
+    expect(counted).toEqual([system, question]);
   });
 
   it('forgets the least recently used texts beyond its size, and never keeps a larger one', () => {
     const { counted, countText } = countingWords();
-    const count = rememberLongTextCounts(countText, 5_000);
+    const count = rememberTextCounts(countText, 5_000);
     const [a, b, c] = ['alpha', 'beta', 'gamma'].map((seed) => long(seed, 2_000));
     count(a as string);
     count(b as string);
@@ -51,6 +51,16 @@ describe('rememberLongTextCounts', () => {
     count(huge);
     count(huge);
     expect(counted.filter((text) => text === huge)).toHaveLength(2);
+  });
+
+  it('tells apart texts of the same length and ends', () => {
+    const { counted, countText } = countingWords();
+    const count = rememberTextCounts(countText, 10_000);
+    const middle = (words: string) => `${'x'.repeat(40)} ${words} ${'y'.repeat(40)}`;
+    const [one, two] = [middle('a b c d e f'), middle('abc def ghi')];
+    expect(one.length).toBe(two.length);
+    expect([count(one), count(two), count(one), count(one)]).toEqual([8, 5, 8, 8]);
+    expect(counted).toEqual([one, two, one]);
   });
 });
 
