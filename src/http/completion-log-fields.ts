@@ -20,7 +20,9 @@ export function completionLogFields(summary: SessionSummary): Record<string, unk
 /**
  * Adds fields to the request's "request completed" log line, so it says what the request came to
  * beside its status, duration and request id. Pino's child loggers take bindings after creation;
- * fastify's logger type does not say so.
+ * fastify's logger type does not say so. That line is written at `info`: below it nothing is
+ * bound, since binding serialises the fields at once (~2.5 µs a request in `perf`) and nothing
+ * would print them.
  */
 export function bindCompletionFields(
   request: FastifyRequest,
@@ -28,6 +30,8 @@ export function bindCompletionFields(
 ): void {
   const log = request.log as FastifyRequest['log'] & {
     setBindings?: (bindings: Record<string, unknown>) => void;
+    isLevelEnabled?: (level: string) => boolean;
   };
+  if (log.isLevelEnabled?.('info') === false) return;
   log.setBindings?.(fields);
 }
