@@ -6,13 +6,15 @@
  * `git worktree`, with its own node_modules or a link to these) run side by side, each with its
  * own mock and floor, and wrk (or autocannon where wrk is missing) loads both at the same time in slices of 3 s. Both see the
  * same noise of a shared machine, so the ratio of their CPU per request, slice by slice, holds
- * to a few percent where two separate runs differ by tens of percent (docs/performance.md).
+ * to a few percent where two separate runs differ by tens of percent (docs/performance.md). A
+ * distribution-free interval of the median ratio says whether the slices tell a change from noise.
  * The gateways run with the start script's flags plus `--trace-gc`, and the young- and
  * old-generation pauses per request and the peak RSS of each slice are reported beside the CPU. The full run stays the record;
  * this is for deciding whether a change helps.
  */
 import { resolve } from 'node:path';
 import { measureLoad } from './lib/bench-load.ts';
+import { medianInterval } from './lib/median-interval.ts';
 import { hasWrk } from './lib/run-wrk.ts';
 import { stopAll } from './lib/bench-process.ts';
 import { buildScenarios } from './lib/bench-scenarios.ts';
@@ -143,6 +145,15 @@ async function main(): Promise<void> {
     (value, index) => value / (before.cpuMicrosPerRequest[index] as number),
   );
   console.log(`this/base CPU per request, median of the slices: ${median(ratios).toFixed(3)}`);
+  // Whether the slices tell a change from noise: an interval that holds 1 does not.
+  const interval = medianInterval(ratios, 0.9);
+  const lower = ratios.filter((ratio) => ratio < 1).length;
+  console.log(
+    interval === undefined
+      ? `too few slices for an interval; this was lower in ${lower} of ${ratios.length}`
+      : `${(interval.coverage * 100).toFixed(1)}% interval of that median: ` +
+          `${interval.low.toFixed(3)}–${interval.high.toFixed(3)}; this was lower in ${lower} of ${ratios.length}`,
+  );
 }
 
 main().then(
