@@ -274,7 +274,9 @@ export function buildScenarios(quick: boolean): Scenario[] {
       },
       // A fresh key per request: a repeated key would measure replays, not evaluations.
       freshHeader: 'idempotency-key',
-      dialect: 'same',
+      // The gateway turns the questions into a judge call and its answer back into typed
+      // answers: a translation (docs/decisions/0092).
+      dialect: 'cross',
       slow: false,
       targets: ['gateway'],
       floorReference: 'messages-json',
