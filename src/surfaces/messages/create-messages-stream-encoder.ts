@@ -18,17 +18,26 @@ interface Block {
   openai?: { itemId?: string; text: string };
 }
 
-const blockEvent =
-  (data: Record<string, unknown>): IndexedEvent =>
+// Each event is one object literal of a fixed shape, its members in the order the Messages API
+// sends them (type, index, then the block or delta): one event per streamed token, so no spread.
+const startEvent =
+  (contentBlock: Record<string, unknown>): IndexedEvent =>
   (index) => ({
-    event: data.type as string,
-    data: { ...data, index },
+    event: 'content_block_start',
+    data: { type: 'content_block_start', index, content_block: contentBlock },
   });
 
-const deltaEvent = (delta: Record<string, unknown>): IndexedEvent =>
-  blockEvent({ type: 'content_block_delta', delta });
+const deltaEvent =
+  (delta: Record<string, unknown>): IndexedEvent =>
+  (index) => ({
+    event: 'content_block_delta',
+    data: { type: 'content_block_delta', index, delta },
+  });
 
-const stopEvent = blockEvent({ type: 'content_block_stop' });
+const stopEvent: IndexedEvent = (index) => ({
+  event: 'content_block_stop',
+  data: { type: 'content_block_stop', index },
+});
 
 /**
  * Renders canonical stream parts as the message-style event sequence (spec §6, CLIENTS.md):
@@ -131,10 +140,7 @@ export function createMessagesStreamEncoder(
         return;
       case 'text-start':
         open(`text:${part.id}`, {
-          start: blockEvent({
-            type: 'content_block_start',
-            content_block: { type: 'text', text: '' },
-          }),
+          start: startEvent({ type: 'text', text: '' }),
           buffered: [],
           ended: false,
         });
@@ -151,7 +157,7 @@ export function createMessagesStreamEncoder(
             ? { type: 'redacted_thinking', data: part.redactedData }
             : { type: 'thinking', thinking: '', signature: '' };
         open(`reasoning:${part.id}`, {
-          start: blockEvent({ type: 'content_block_start', content_block: contentBlock }),
+          start: startEvent(contentBlock),
           buffered: [],
           ended: false,
           ...(part.provider === 'openai'
@@ -190,10 +196,7 @@ export function createMessagesStreamEncoder(
       }
       case 'tool-input-start':
         open(`tool:${part.id}`, {
-          start: blockEvent({
-            type: 'content_block_start',
-            content_block: { type: 'tool_use', id: part.id, name: part.toolName, input: {} },
-          }),
+          start: startEvent({ type: 'tool_use', id: part.id, name: part.toolName, input: {} }),
           buffered: [],
           ended: false,
         });
