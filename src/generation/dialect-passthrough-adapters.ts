@@ -34,8 +34,8 @@ const anthropic: PassthroughAdapter = {
   createUsageTap() {
     const tap = createAnthropicUsageTap();
     return {
-      observe: (event) => {
-        tap.observe(event);
+      observe: (event, parsed) => {
+        tap.observe(event, parsed);
         return undefined;
       },
       usage: () => tap.usage(),
@@ -84,8 +84,8 @@ const responses: PassthroughAdapter = {
   createUsageTap() {
     const tap = createResponsesUsageTap();
     return {
-      observe: (event) => {
-        tap.observe(event);
+      observe: (event, parsed) => {
+        tap.observe(event, parsed);
         return undefined;
       },
       usage: () => tap.usage,

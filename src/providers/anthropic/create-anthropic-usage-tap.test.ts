@@ -37,6 +37,18 @@ describe('createAnthropicUsageTap', () => {
     expect(parse).toHaveBeenCalledTimes(2);
   });
 
+  it('reads the data the relay parsed already and parses nothing itself', () => {
+    const events = readAnthropicSseFixture('stream-text-cached.sse');
+    const parsed = events.map((event) => JSON.parse(event.data) as unknown);
+    const parse = vi.spyOn(JSON, 'parse');
+    const tap = createAnthropicUsageTap();
+    events.forEach((event, index) => tap.observe(event, parsed[index]));
+    expect(parse).not.toHaveBeenCalled();
+    expect(tap.usage()?.inputTokens.total).toBe(12 + 18230 + 2048);
+    expect(tap.finishReason()?.unified).toBe('stop');
+    expect(tap.completed()).toBe(true);
+  });
+
   it('knows no usage before message_start', () => {
     expect(createAnthropicUsageTap().usage()).toBeUndefined();
   });

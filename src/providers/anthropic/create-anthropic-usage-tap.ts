@@ -16,7 +16,8 @@ import {
  * generation layer's `UsageTap` (src/generation/passthrough-adapter.ts).
  */
 export interface AnthropicUsageTap {
-  observe(event: UpstreamEvent): void;
+  /** `parsed`: the event's data when the caller parsed it already (the relay does). */
+  observe(event: UpstreamEvent, parsed?: unknown): void;
   /** The usage reported so far (cumulative; exact once message_delta arrived), if any. */
   usage(): Usage | undefined;
   finishReason(): FinishReason | undefined;
@@ -29,9 +30,17 @@ export interface AnthropicUsageTap {
 const typeInData = /"type"\s*:\s*"([a-z_]+)"/;
 
 /** The event kind: the SSE event name, or the data's `type` when a relay dropped the name. */
-function eventKind(event: UpstreamEvent): string | undefined {
+function eventKind(event: UpstreamEvent, parsed: unknown): string | undefined {
   if (event.event !== undefined && event.event !== '') return event.event;
+  if (isJsonObject(parsed)) return typeof parsed.type === 'string' ? parsed.type : undefined;
   return typeInData.exec(event.data)?.[1];
+}
+
+/** The event's data as an object: the caller's parse when it made one, else parsed here. */
+function dataOf(data: string, parsed: unknown): Record<string, unknown> {
+  if (isJsonObject(parsed)) return parsed;
+  const result = parseJsonText(data);
+  return result.ok && isJsonObject(result.value) ? result.value : {};
 }
 
 /**
@@ -44,16 +53,11 @@ export function createAnthropicUsageTap(): AnthropicUsageTap {
   let messageStopSeen = false;
   let error: GenerationError | undefined;
 
-  function parse(data: string): Record<string, unknown> {
-    const parsed = parseJsonText(data);
-    return parsed.ok && isJsonObject(parsed.value) ? parsed.value : {};
-  }
-
   return {
-    observe(event) {
-      switch (eventKind(event)) {
+    observe(event, parsed) {
+      switch (eventKind(event, parsed)) {
         case 'message_start': {
-          const message = parse(event.data).message;
+          const message = dataOf(event.data, parsed).message;
           counts = mergeAnthropicUsage(
             counts ?? {},
             isJsonObject(message) ? message.usage : undefined,
@@ -61,7 +65,7 @@ export function createAnthropicUsageTap(): AnthropicUsageTap {
           return;
         }
         case 'message_delta': {
-          const data = parse(event.data);
+          const data = dataOf(event.data, parsed);
           const delta = isJsonObject(data.delta) ? data.delta : {};
           if (delta.stop_reason !== undefined)
             finishReason = mapAnthropicStopReason(delta.stop_reason);
@@ -72,7 +76,7 @@ export function createAnthropicUsageTap(): AnthropicUsageTap {
           messageStopSeen = true;
           return;
         case 'error':
-          error = mapAnthropicStreamError(parse(event.data));
+          error = mapAnthropicStreamError(dataOf(event.data, parsed));
           return;
         default:
           return;

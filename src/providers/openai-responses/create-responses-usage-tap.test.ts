@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { GenerationCall } from '../../canonical/generation-call.ts';
 import {
   readOpenAIResponsesJsonFixture,
@@ -28,6 +28,26 @@ describe('createResponsesUsageTap', () => {
     expect(tap.usage).toEqual(usage);
     expect(tap.completed).toBe(true);
     expect(tap.finishReason).toEqual({ unified: 'stop', raw: 'completed' });
+  });
+
+  it('reads the data the relay parsed already, names dropped or not, and parses nothing itself', () => {
+    const events = readOpenAIResponsesSseFixture('stream-reasoning-text.sse');
+    const parsed = events.map((event) => JSON.parse(event.data) as unknown);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const named = createResponsesUsageTap();
+      const unnamed = createResponsesUsageTap();
+      events.forEach((event, index) => {
+        named.observe(event, parsed[index]);
+        unnamed.observe({ data: event.data }, parsed[index]);
+      });
+      expect(parse).not.toHaveBeenCalled();
+      expect(named.usage).toEqual(usage);
+      expect(unnamed.usage).toEqual(usage);
+      expect(unnamed.completed).toBe(true);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('works when a relay dropped the SSE event names', () => {

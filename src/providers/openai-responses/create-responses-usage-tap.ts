@@ -14,7 +14,8 @@ import {
 
 /** What the fast path learns from a relayed responses stream without translating it. */
 export interface ResponsesUsageTap {
-  observe(event: UpstreamEvent): void;
+  /** `parsed`: the event's data when the caller parsed it already (the relay does). */
+  observe(event: UpstreamEvent, parsed?: unknown): void;
   /** The usage of the terminal event; undefined until one arrived. */
   readonly usage: Usage | undefined;
   readonly finishReason: FinishReason | undefined;
@@ -27,8 +28,9 @@ export interface ResponsesUsageTap {
 const terminalTypes = ['response.completed', 'response.incomplete', 'response.failed', 'error'];
 
 /** The event kind: the SSE event name, or the data's type when a relay dropped the name. */
-function eventKind(event: UpstreamEvent): string | undefined {
+function eventKind(event: UpstreamEvent, parsed: unknown): string | undefined {
   if (event.event !== undefined && event.event !== '') return event.event;
+  if (isJsonRecord(parsed)) return readString(parsed.type);
   // Only terminal events are worth parsing; a delta that merely mentions one is parsed and dropped.
   return terminalTypes.some((type) => event.data.includes(`"${type}"`))
     ? readString(parseOpenAIResponsesEventData(event.data)?.type)
@@ -51,10 +53,12 @@ export function createResponsesUsageTap(): ResponsesUsageTap {
   let error: GenerationError | undefined;
 
   return {
-    observe(event) {
-      const kind = eventKind(event);
+    observe(event, parsed) {
+      const kind = eventKind(event, parsed);
       if (kind === undefined || !terminalTypes.includes(kind)) return;
-      const data = parseOpenAIResponsesEventData(event.data) ?? {};
+      const data = isJsonRecord(parsed)
+        ? parsed
+        : (parseOpenAIResponsesEventData(event.data) ?? {});
       if (kind === 'error') {
         error = mapOpenAIResponsesError(data);
         return;
