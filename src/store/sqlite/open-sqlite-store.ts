@@ -105,7 +105,7 @@ function ownStore(
   return {
     ...store,
     ledger: new SqliteOwnedLedger(writes, store.ledger),
-    idempotency: new SqliteOwnedIdempotency(connection, store.idempotency),
+    idempotency: new SqliteOwnedIdempotency(connection, writes, store.idempotency),
     responses: new SqliteOwnedResponses(connection, writes, store.responses),
     usage: {
       recordUsage: (record) => writes.record(record),

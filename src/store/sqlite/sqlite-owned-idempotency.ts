@@ -7,6 +7,7 @@ import type {
   IdempotencyStore,
   StoredAnswer,
 } from '../../idempotency/idempotency-store.ts';
+import type { SqliteBillingWrites } from './sqlite-billing-writes.ts';
 
 interface EntryRow {
   fingerprint: string;
@@ -15,6 +16,13 @@ interface EntryRow {
   headers: string | null;
   body: string | null;
   expires_at: number;
+}
+
+/** A completed answer whose row waits for the group commit. */
+interface LandingAnswer {
+  fingerprint: string;
+  answer: StoredAnswer;
+  expiresAt: number;
 }
 
 interface PendingClaim {
@@ -28,19 +36,28 @@ interface PendingClaim {
  * Idempotency keys of the one gateway process that owns an SQLite file (docs/decisions/0014,
  * 0045). Pending claims live in this process's memory, like holds: only this process can run
  * the request, and a crash takes the claim with it, which is exactly what releasing it would
- * do. Claiming is then a read and no commit; only a final answer is written, once. Every step
- * runs synchronously on the connection, so a check and its claim can never interleave.
+ * do. Claiming is then a read and no commit; only a final answer is written, once, in the
+ * request path's group commit (sqlite-billing-writes.ts) rather than a WAL commit of its own.
+ * Until that commit lands the answer is replayed from memory. Every check runs synchronously on
+ * the connection, so a check and its claim can never interleave.
  */
 export class SqliteOwnedIdempotency implements IdempotencyStore {
   readonly #durable: IdempotencyStore;
+  readonly #writes: SqliteBillingWrites;
   readonly #pending = new Map<string, PendingClaim>();
+  readonly #landing = new Map<string, LandingAnswer>();
   readonly #read: BetterSqlite3.Statement<[string, string, string], EntryRow>;
   readonly #write: BetterSqlite3.Statement<
     [string, string, string, string, string, number, string, string, number, number]
   >;
 
-  constructor(connection: BetterSqlite3.Database, durable: IdempotencyStore) {
+  constructor(
+    connection: BetterSqlite3.Database,
+    writes: SqliteBillingWrites,
+    durable: IdempotencyStore,
+  ) {
     this.#durable = durable;
+    this.#writes = writes;
     this.#read = connection.prepare(
       'select fingerprint, state, status, headers, body, expires_at from idempotency_entries ' +
         'where account_id = ? and operation = ? and key = ?',
@@ -64,6 +81,10 @@ export class SqliteOwnedIdempotency implements IdempotencyStore {
         fingerprint: held.fingerprint,
         claimExpiresAt: held.claimExpiresAt,
       };
+    }
+    const landing = this.#landing.get(id);
+    if (landing !== undefined && landing.expiresAt > request.now) {
+      return { kind: 'completed', fingerprint: landing.fingerprint, answer: landing.answer };
     }
     const row = this.#read.get(scope.accountId, scope.operation, scope.key);
     if (row !== undefined && row.expires_at > request.now) {
@@ -95,19 +116,32 @@ export class SqliteOwnedIdempotency implements IdempotencyStore {
     const id = scopeId(scope);
     const held = this.#pending.get(id);
     if (held === undefined || held.claimId !== claimId) return false;
-    this.#write.run(
-      scope.accountId,
-      scope.operation,
-      scope.key,
-      held.fingerprint,
-      claimId,
-      answer.status,
-      JSON.stringify(answer.headers),
-      answer.body,
-      held.claimedAt,
-      expiresAt,
-    );
+    const headers = JSON.stringify(answer.headers);
+    const landing: LandingAnswer = { fingerprint: held.fingerprint, answer, expiresAt };
     this.#pending.delete(id);
+    this.#landing.set(id, landing);
+    try {
+      await this.#writes.join(() =>
+        this.#write.run(
+          scope.accountId,
+          scope.operation,
+          scope.key,
+          held.fingerprint,
+          claimId,
+          answer.status,
+          headers,
+          answer.body,
+          held.claimedAt,
+          expiresAt,
+        ),
+      );
+    } catch (error) {
+      // Not written: the claim is held again, as when a write of its own failed.
+      if (!this.#pending.has(id)) this.#pending.set(id, held);
+      throw error;
+    } finally {
+      if (this.#landing.get(id) === landing) this.#landing.delete(id);
+    }
     return true;
   }
 

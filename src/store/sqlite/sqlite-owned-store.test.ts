@@ -355,6 +355,42 @@ describe('SQLite store owned by the gateway process', () => {
     expect(count('responses')).toBe(4);
   });
 
+  it('commits an idempotent answer in the group commit and replays it from memory until then', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 1_000);
+    const scope = { accountId, operation: 'evaluation', key: uniqueId('key') };
+    const now = Date.now();
+    const claim = (claimId: string) =>
+      store.idempotency.claim(scope, {
+        fingerprint: 'fp',
+        claimId,
+        now,
+        claimExpiresAt: now + 60_000,
+      });
+    const entries = () =>
+      readFromOutside<{ state: string; body: string }>(
+        'select state, body from idempotency_entries where key = ?',
+        scope.key,
+      );
+    expect(await claim('first')).toEqual({ kind: 'claimed' });
+    const answer = {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    };
+
+    const completed = store.idempotency.complete(scope, 'first', answer, now + 60_000);
+    const recorded = store.usage.recordUsage(usageRecord(accountId, 0));
+    // Queued with the usage record, not committed on its own; a retry already gets the answer.
+    expect(entries()).toEqual([]);
+    expect(await claim('retry')).toEqual({ kind: 'completed', fingerprint: 'fp', answer });
+    await Promise.all([completed, recorded]);
+
+    expect(entries()).toEqual([{ state: 'completed', body: '{"a":1}' }]);
+    expect(readFromOutside<{ n: number }>('select count(*) as n from usage_records')[0]?.n).toBe(1);
+    expect(await claim('later')).toEqual({ kind: 'completed', fingerprint: 'fp', answer });
+  });
+
   it('keeps writes queued while another process holds the write lock, then commits them', async () => {
     const store = await open({ busyTimeoutMilliseconds: 0 });
     const accountId = await fundedAccount(store, 1_000);
