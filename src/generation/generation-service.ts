@@ -36,6 +36,7 @@ import { readJsonAnswer } from './read-json-answer.ts';
 import { createModelRenamer } from './rename-relayed-model.ts';
 import { AbortHandle, type AbortSource } from '../shared/abort-handle.ts';
 import { encodeEdit, releaseSource } from '../shared/json-source.ts';
+import { copyWith } from '../shared/copy-with.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -412,7 +413,7 @@ export class GenerationService {
       { call: GenerationCall; issues: TranslationIssue[]; origins: CallOrigins } | undefined;
     let ignored: string[] = [];
     model.deployments.forEach((deployment, index) => {
-      const options = { ...baseOptions, upstreamModel: deployment.upstreamModel };
+      const options = copyWith(baseOptions, { upstreamModel: deployment.upstreamModel });
       const kind = deployment.provider.kind;
       if (kind === sameDialectProvider[surface.name]) {
         const prepared = this.#dependencies.passthrough[surface.name].prepare(body, options);
@@ -430,10 +431,9 @@ export class GenerationService {
       if (decoded === undefined) {
         const result = surface.decodeRequest(body);
         // The upstream never writes more than the hold was sized for (docs/decisions/0015).
-        const call = {
-          ...result.value,
+        const call = copyWith(result.value, {
           maxOutputTokens: Math.min(result.value.maxOutputTokens ?? outputLimit, outputLimit),
-        };
+        });
         decoded = { call, issues: result.issues, origins: result.origins };
       }
       const encoded = this.#dependencies.providers[kind].encodeRequest(decoded.call, options);

@@ -1,4 +1,5 @@
 import type { SurfaceName } from '../surfaces/surface-codec.ts';
+import { copyWith } from '../shared/copy-with.ts';
 
 /** Where each dialect's body says how many tokens the answer may have. */
 const limitFields: Record<SurfaceName, readonly string[]> = {
@@ -23,7 +24,7 @@ export function limitOutputTokens(
   const present = fields.filter((field) => body[field] !== undefined);
   const targets = present.length > 0 ? present : [fields[0] as string];
   if (targets.every((field) => body[field] === limit)) return body;
-  const limited = { ...body };
+  const limited = copyWith(body, {});
   for (const field of targets) limited[field] = limit;
   // A thinking budget must stay below max_tokens: one the client sized for its own larger limit
   // would turn the lowered limit into an upstream 400, so it is lowered with it.

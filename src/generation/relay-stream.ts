@@ -12,6 +12,7 @@ import type { BillingSession, SessionEnd } from './billing-session.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import type { PromptSizeAtStart } from './prompt-size-at-start.ts';
 import { serializeSurfaceEvent, serializeUpstreamFrame } from './serialize-sse.ts';
+import { copyWith } from '../shared/copy-with.ts';
 
 export interface StreamContext {
   surface: SurfaceCodec;
@@ -174,7 +175,7 @@ function withStartUsage(parts: StreamPart[], promptSize: PromptSizeAtStart): Str
   if (first?.type !== 'response-start')
     return [{ type: 'response-start', usage: promptSize.usage() }, ...parts];
   if (first.usage !== undefined) return parts;
-  return [{ ...first, usage: promptSize.usage() }, ...parts.slice(1)];
+  return [copyWith(first, { usage: promptSize.usage() }), ...parts.slice(1)];
 }
 
 /** Cross dialect: upstream events → canonical parts → client dialect events. */

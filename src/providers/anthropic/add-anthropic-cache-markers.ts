@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
+import { copyWith } from '../../shared/copy-with.ts';
 
 /** The Messages API accepts at most four cache breakpoints per request. */
 export const anthropicMaxCacheBreakpoints = 4;
@@ -55,7 +56,7 @@ function markLastBlock(content: unknown): { content: unknown[] } | 'already-mark
     if (!isCacheable(block)) continue;
     if (hasMarker(block)) return 'already-marked';
     const marked = [...blocks];
-    marked[index] = { ...block, cache_control: autoMarker };
+    marked[index] = copyWith(block, { cache_control: autoMarker });
     return { content: marked };
   }
   return undefined;

@@ -53,11 +53,12 @@ export function readAnthropicResultUsage(
 export function decodeAnthropicResult(body: unknown, _call: GenerationCall): GenerationResult {
   const message = isJsonObject(body) ? body : {};
   const content = Array.isArray(message.content) ? message.content : [];
+  // Optional members last: a literal that starts with a spread is slow on Node 20 (copy-with.ts).
   return {
-    ...(typeof message.id === 'string' ? { id: message.id } : {}),
-    ...(typeof message.model === 'string' ? { model: message.model } : {}),
     content: content.map(decodeBlock).filter((part) => part !== undefined),
     finishReason: mapAnthropicStopReason(message.stop_reason),
     usage: mapAnthropicUsage(mergeAnthropicUsage({}, message.usage)),
+    ...(typeof message.id === 'string' ? { id: message.id } : {}),
+    ...(typeof message.model === 'string' ? { model: message.model } : {}),
   };
 }

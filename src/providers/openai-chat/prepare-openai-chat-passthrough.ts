@@ -1,5 +1,6 @@
 import type { ProviderRequestOptions } from '../provider-codec.ts';
 import { isRecord } from './parse-openai-chat-json.ts';
+import { copyWith } from '../../shared/copy-with.ts';
 
 export interface ChatPassthroughRequest {
   /** The client's body with its unknown fields intact; only the gateway's own changes applied. */
@@ -21,7 +22,8 @@ export function prepareChatPassthrough(
   body: Record<string, unknown>,
   options: ProviderRequestOptions,
 ): ChatPassthroughRequest {
-  const prepared: Record<string, unknown> = { ...body, model: options.upstreamModel };
+  // copyWith, not a spread: stream_options is added to the copy below (copy-with.ts).
+  const prepared: Record<string, unknown> = copyWith(body, { model: options.upstreamModel });
   const streamOptions = isRecord(body['stream_options']) ? body['stream_options'] : undefined;
   const clientAskedForUsage = streamOptions?.['include_usage'] === true;
   if (body['stream'] === true) {

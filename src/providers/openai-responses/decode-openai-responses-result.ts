@@ -63,9 +63,8 @@ export function decodeOpenAIResponsesResult(body: unknown, call: GenerationCall)
   const incomplete = isJsonRecord(response.incomplete_details) ? response.incomplete_details : {};
   const id = readString(response.id);
   const model = readString(response.model);
+  // Optional members last: a literal that starts with a spread is slow on Node 20 (copy-with.ts).
   return {
-    ...(id !== undefined ? { id } : {}),
-    ...(model !== undefined ? { model } : {}),
     content,
     finishReason: mapOpenAIResponsesFinishReason({
       status: readString(response.status),
@@ -73,5 +72,7 @@ export function decodeOpenAIResponsesResult(body: unknown, call: GenerationCall)
       hasFunctionCall,
     }),
     usage: decodeOpenAIResponsesUsage(response.usage) ?? emptyUsage(),
+    ...(id !== undefined ? { id } : {}),
+    ...(model !== undefined ? { model } : {}),
   };
 }
