@@ -210,7 +210,9 @@ export class GenerationService {
     const hook = input.turnHook ?? this.#dependencies.turnHooks?.[input.surface.name];
     const turn = await hook?.prepare(input);
     if (turn === undefined) return this.#generate(input);
-    const reply = await this.#generate({ ...input, body: turn.body, bodyBytes: turn.bodyBytes });
+    const reply = await this.#generate(
+      copyWith(input, { body: turn.body, bodyBytes: turn.bodyBytes }),
+    );
     return turn.observe(reply);
   }
 
@@ -349,7 +351,7 @@ export class GenerationService {
       };
       return {
         kind: 'json',
-        headers: { ...headers, 'content-type': 'application/json' },
+        headers: copyWith(headers, { 'content-type': 'application/json' }),
         body: answer.text,
         trace,
       };

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { replayableItem } from './expand-responses-input.ts';
 import type { ResponsesItem } from './response-store.ts';
+import { copyWith } from '../shared/copy-with.ts';
 
 /**
  * The id of the input's last `item_reference`: its response is the one stored turn whose history
@@ -31,7 +32,7 @@ function comparable(item: ResponsesItem): ResponsesItem | undefined {
   const { id: _id, status: _status, ...rest } = replayed;
   if (rest.type === 'function_call' && typeof rest.arguments === 'string') {
     try {
-      return { ...rest, arguments: JSON.parse(rest.arguments) as unknown };
+      return copyWith(rest, { arguments: JSON.parse(rest.arguments) as unknown });
     } catch {
       return rest;
     }

@@ -15,6 +15,7 @@ import {
   previousResponseHistoryBroken,
   previousResponseNotFound,
 } from './responses-state-errors.ts';
+import { copyWith } from '../shared/copy-with.ts';
 
 export interface ResponsesStateDependencies {
   store: ResponseStore;
@@ -87,7 +88,7 @@ function withEncryptedReasoning(body: Record<string, unknown>): Record<string, u
   if (!isRecord(reasoning) || reasoning.effort === 'none') return body;
   const include = Array.isArray(body.include) ? (body.include as unknown[]) : [];
   if (include.includes('reasoning.encrypted_content')) return body;
-  return { ...body, include: [...include, 'reasoning.encrypted_content'] };
+  return copyWith(body, { include: [...include, 'reasoning.encrypted_content'] });
 }
 
 /**
@@ -124,7 +125,7 @@ export class ResponsesState {
       throw conversationNotAvailable();
     }
     const { previous_response_id: _previous, ...rest } = body;
-    const expanded = { ...rest, store: false };
+    const expanded = copyWith(rest, { store: false });
     const clientInput = inputItemsOf(body.input);
     const previousId = previousResponseId(body);
     // Over a WebSocket the connection's own rules stay: only previous_response_id links.
@@ -281,7 +282,7 @@ export class ResponsesState {
     if (previousResponseId(body) === undefined && !hasItemReferences(body.input)) return body;
     const expanded = await this.expand(body, accountId);
     const { previous_response_id: _previous, ...rest } = body;
-    return { ...rest, input: expanded.input };
+    return copyWith(rest, { input: expanded.input });
   }
 
   /**
@@ -326,8 +327,8 @@ export class ResponsesState {
     const accountId = input.principal.account.id;
     const createdAt = this.#dependencies.now();
     const expanded = await this.expand(body, accountId, {
-      ...(history !== undefined ? { history } : {}),
       remembers: keep || history !== undefined,
+      ...(history !== undefined ? { history } : {}),
     });
     const turn: Turn = {
       body,

@@ -1,3 +1,8 @@
+/** The copy's type, member by member of a union, as a spread would type it. */
+export type CopiedWith<Source, Changes> = Source extends unknown
+  ? Omit<Source, keyof Changes> & Changes
+  : never;
+
 /**
  * `{ ...object, ...changes }`, built with `Object.assign`. On Node 20's V8 an object literal that
  * starts with a spread and then adds a member its source lacks, or a member added later to such
@@ -8,9 +13,10 @@
 export function copyWith<Source extends object, Changes extends object>(
   object: Source,
   changes: Changes,
-): Omit<Source, keyof Changes> & Changes {
-  if (Object.hasOwn(object, '__proto__') || Object.hasOwn(changes, '__proto__')) {
-    return { ...object, ...changes };
-  }
-  return Object.assign({}, object, changes);
+): CopiedWith<Source, Changes> {
+  const copy: unknown =
+    Object.hasOwn(object, '__proto__') || Object.hasOwn(changes, '__proto__')
+      ? { ...object, ...changes }
+      : Object.assign({}, object, changes);
+  return copy as CopiedWith<Source, Changes>;
 }

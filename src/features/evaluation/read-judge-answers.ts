@@ -1,6 +1,7 @@
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
 import { judgeToolName } from './build-judge-tool-schema.ts';
 import type { EvaluationAnswer, EvaluationQuestion, JudgeQuestion } from './evaluation-types.ts';
+import { copyWith } from '../../shared/copy-with.ts';
 
 export type JudgeReading =
   | { ok: true; answers: Map<string, EvaluationAnswer> }
@@ -75,7 +76,7 @@ export function readJudgeAnswers(body: string, batch: readonly JudgeQuestion[]):
     }
     const reason =
       typeof given.reason === 'string' && given.reason.trim() !== '' ? given.reason : undefined;
-    answers.set(name, reason === undefined ? checked.answer : { ...checked.answer, reason });
+    answers.set(name, reason === undefined ? checked.answer : copyWith(checked.answer, { reason }));
   }
   return { ok: true, answers };
 }

@@ -24,6 +24,7 @@ import { recordRequestMetrics, type HttpMetrics } from '../http-metrics.ts';
 import { requireToken } from '../require-token.ts';
 import { toDependencyError } from '../install-error-handling.ts';
 import { parseClientJson } from '../parse-client-json.ts';
+import { copyWith } from '../../shared/copy-with.ts';
 
 export interface ResponsesWebSocketRouteDependencies {
   authenticator: Authenticator;
@@ -246,7 +247,7 @@ function serveConnection(
     if (!open()) turnAbort.abort();
     const reply = await generation.generate({
       surface: dependencies.surface,
-      body: { ...frame.body, stream: true },
+      body: copyWith(frame.body, { stream: true }),
       bodyBytes: frame.bytes,
       principal,
       headers: request.headers,

@@ -39,7 +39,7 @@ export function mapReasoningToOpenAIResponses(
         ...(config.effort !== undefined ? { effort: effortFor(config.effort) } : {}),
         ...(config.summary !== undefined ? { summary: config.summary } : {}),
       };
-      return { ...(Object.keys(reasoning).length > 0 ? { reasoning } : {}), include };
+      return { include, ...(Object.keys(reasoning).length > 0 ? { reasoning } : {}) };
     }
   }
 }

@@ -14,6 +14,7 @@ import type {
 import { assertMicroCredits } from '../../billing/micro-credits.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
 import { encodeUsageRecord } from './kysely-usage-store.ts';
+import { copyWith } from '../../shared/copy-with.ts';
 
 class EntryRefused extends Error {
   readonly refusal: EntryRefusal;
@@ -257,7 +258,14 @@ export class KyselyCreditLedger implements CreditLedger {
     await transaction
       .insertInto('usage_records')
       .values(
-        encodeUsageRecord({ ...settlement.record, ...result, cost: result.charged }, settlement.id),
+        encodeUsageRecord(
+          copyWith(settlement.record, {
+            charged: result.charged,
+            shortfall: result.shortfall,
+            cost: result.charged,
+          }),
+          settlement.id,
+        ),
       )
       .execute();
     return result;

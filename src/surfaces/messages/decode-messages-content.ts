@@ -15,6 +15,7 @@ import {
   decodeOpenAIReasoningSignature,
   isOpenAIReasoningSignature,
 } from './messages-openai-reasoning-signature.ts';
+import { copyWith } from '../../shared/copy-with.ts';
 
 /** Tool names by `tool_use.id`, so that tool results can carry the name (canonical `toolName`). */
 export type ToolNamesById = Map<string, string>;
@@ -26,7 +27,7 @@ function withCache<T extends object>(
   issues: TranslationIssue[],
 ) {
   const cache = decodeMessagesCacheControl(value, `${path}.cache_control`, issues);
-  return cache === undefined ? part : { ...part, cache };
+  return cache === undefined ? part : copyWith(part, { cache });
 }
 
 function unsupportedBlock(

@@ -16,6 +16,7 @@ import {
 } from './encode-responses-output-item.ts';
 import { mintResponsesItemId } from './responses-item-id.ts';
 import { renderResponsesFailure } from './render-responses-failure.ts';
+import { copyWith } from '../../shared/copy-with.ts';
 
 interface OpenMessage {
   id: string;
@@ -114,8 +115,8 @@ export function createResponsesStreamEncoder(context: SurfaceEncodeContext): Sur
       content_index: contentIndex,
     };
     return [
-      event('response.output_text.done', { ...address, text, logprobs: [] }),
-      event('response.content_part.done', { ...address, part: outputText(text) }),
+      event('response.output_text.done', copyWith(address, { text, logprobs: [] })),
+      event('response.content_part.done', copyWith(address, { part: outputText(text) })),
     ];
   };
 
@@ -160,11 +161,11 @@ export function createResponsesStreamEncoder(context: SurfaceEncodeContext): Sur
     if (open.summaryOpen) {
       const address = { item_id: open.id, output_index: open.outputIndex, summary_index: 0 };
       events.push(
-        event('response.reasoning_summary_text.done', { ...address, text: open.text }),
-        event('response.reasoning_summary_part.done', {
-          ...address,
-          part: { type: 'summary_text', text: open.text },
-        }),
+        event('response.reasoning_summary_text.done', copyWith(address, { text: open.text })),
+        event(
+          'response.reasoning_summary_part.done',
+          copyWith(address, { part: { type: 'summary_text', text: open.text } }),
+        ),
       );
     }
     const item = outputReasoning(open.id, {
