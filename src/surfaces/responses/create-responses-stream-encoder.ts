@@ -245,19 +245,15 @@ export function createResponsesStreamEncoder(context: SurfaceEncodeContext): Sur
         const contentIndex = textIndexes.get(part.id) ?? 0;
         if (message === undefined || part.delta === '') return events;
         message.texts[contentIndex] += part.delta;
-        // Once per streamed token: one literal, no spread (as `event` would build).
-        events.push({
-          event: 'response.output_text.delta',
-          data: {
-            type: 'response.output_text.delta',
-            sequence_number: sequence++,
+        events.push(
+          event('response.output_text.delta', {
             item_id: message.id,
             output_index: message.outputIndex,
             content_index: contentIndex,
             delta: part.delta,
             logprobs: [],
-          },
-        });
+          }),
+        );
         return events;
       }
       case 'text-end': {
@@ -300,17 +296,14 @@ export function createResponsesStreamEncoder(context: SurfaceEncodeContext): Sur
           );
         }
         open.text += part.delta;
-        events.push({
-          event: 'response.reasoning_summary_text.delta',
-          data: {
-            type: 'response.reasoning_summary_text.delta',
-            sequence_number: sequence++,
+        events.push(
+          event('response.reasoning_summary_text.delta', {
             item_id: open.id,
             output_index: open.outputIndex,
             summary_index: 0,
             delta: part.delta,
-          },
-        });
+          }),
+        );
         return events;
       }
       case 'reasoning-end': {
@@ -345,16 +338,11 @@ export function createResponsesStreamEncoder(context: SurfaceEncodeContext): Sur
         if (open?.kind !== 'function_call' || part.delta === '') return [];
         open.arguments += part.delta;
         return [
-          {
-            event: 'response.function_call_arguments.delta',
-            data: {
-              type: 'response.function_call_arguments.delta',
-              sequence_number: sequence++,
-              item_id: open.id,
-              output_index: open.outputIndex,
-              delta: part.delta,
-            },
-          },
+          event('response.function_call_arguments.delta', {
+            item_id: open.id,
+            output_index: open.outputIndex,
+            delta: part.delta,
+          }),
         ];
       }
       case 'tool-input-end': {
