@@ -24,6 +24,7 @@ export function limitOutputTokens(
   const present = fields.filter((field) => body[field] !== undefined);
   const targets = present.length > 0 ? present : [fields[0] as string];
   if (targets.every((field) => body[field] === limit)) return body;
+  // copyWith, not a spread: the limit may be a member the body lacks (copy-with.ts).
   const limited = copyWith(body, {});
   for (const field of targets) limited[field] = limit;
   // A thinking budget must stay below max_tokens: one the client sized for its own larger limit
