@@ -39,7 +39,7 @@ export function recordRequestMetrics(
 }
 
 export function installHttpMetrics(app: FastifyInstance, metrics: HttpMetrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     recordRequestMetrics(metrics, {
       method: request.method,
       // The route template, never the raw URL: bounded label cardinality and no secrets.
@@ -47,6 +47,7 @@ export function installHttpMetrics(app: FastifyInstance, metrics: HttpMetrics): 
       status: reply.statusCode,
       seconds: reply.elapsedTime / 1000,
     });
+    done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
