@@ -1,4 +1,4 @@
-import { writeUtf8 } from './utf8-bytes.ts';
+import { utf8Bytes, writeUtf8 } from './utf8-bytes.ts';
 
 /**
  * UTF-8 JSON for `next`, a copy-on-write edit of `original`, which was parsed from `text`: every
@@ -15,6 +15,15 @@ import { writeUtf8 } from './utf8-bytes.ts';
  */
 export function encodeEditedJson(text: string, original: unknown, next: unknown): Buffer {
   const pieces = editPieces(text, original, next);
+  // A small body is cheaper joined and encoded once than written piece by piece: each piece
+  // costs a length scan and a write call of its own, which outweighs copying a few kilobytes.
+  if (text.length <= joinBelowCharacters) {
+    let joined = '';
+    for (const piece of pieces) {
+      joined += typeof piece === 'string' ? piece : text.slice(piece.start, piece.end);
+    }
+    return utf8Bytes(joined);
+  }
   const strings: string[] = [];
   const lengths: number[] = [];
   let total = 0;
@@ -32,6 +41,8 @@ export function encodeEditedJson(text: string, original: unknown, next: unknown)
   }
   return out;
 }
+
+const joinBelowCharacters = 8_192;
 
 /** A part of the output: written text, or a span of the source text copied as it is. */
 type Piece = string | Span;
@@ -185,7 +196,7 @@ function objectMembers(text: string, start: number): Map<string, Member> {
   if (text.charCodeAt(index) === Char.CloseBrace) return members;
   for (let position = 0; ; position++) {
     const keyEnd = skipString(text, index);
-    const key = JSON.parse(text.slice(index, keyEnd)) as string;
+    const key = readKey(text, index, keyEnd);
     const from = index;
     index = skipWhitespace(text, keyEnd);
     // The colon.
@@ -209,6 +220,12 @@ function arrayElements(text: string, start: number): Member[] {
     if (text.charCodeAt(index) !== Char.Comma) return elements;
     index = skipWhitespace(text, index + 1);
   }
+}
+
+/** The key whose quoted text spans `start` to `end`; JSON.parse only when it holds an escape. */
+function readKey(text: string, start: number, end: number): string {
+  const inner = text.slice(start + 1, end - 1);
+  return inner.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : inner;
 }
 
 /** The index just past the string whose opening quote is at `start`. */
