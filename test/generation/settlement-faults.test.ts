@@ -126,7 +126,11 @@ describe('a store fault at settle time', () => {
         shortfall: 0,
       });
       expect(countRows('usage_records', account.id)).toBe(1);
-      expect(countRows('ledger_entries', account.id)).toBe(2);
+      // The grant and the usage charge, which the record carries (docs/decisions/0093).
+      expect(await gateway.store.ledger.listEntries(account.id, 10)).toEqual([
+        expect.objectContaining({ kind: 'usage', amount: -price }),
+        expect.objectContaining({ kind: 'grant', amount: 10_000_000 }),
+      ]);
       expect(await gateway.store.ledger.getBalance(account.id)).toEqual({
         balance: 10_000_000 - price,
         held: 0,

@@ -231,20 +231,6 @@ export class KyselyCreditLedger implements CreditLedger {
     const row = await balanceQuery.executeTakeFirst();
     const heldByOthers = (row?.held ?? 0) - released;
     const result = capSettlementCharge(settlement.cost, (row?.balance ?? 0) - heldByOthers);
-    if (result.charged > 0) {
-      await transaction
-        .insertInto('ledger_entries')
-        .values({
-          id: settlement.id,
-          account_id: accountId,
-          amount: 0 - result.charged,
-          kind: 'usage',
-          reason: settlement.reason,
-          request_id: settlement.requestId,
-          created_at: settlement.createdAt,
-        })
-        .execute();
-    }
     if (result.charged > 0 || released > 0) {
       await transaction
         .updateTable('balances')
@@ -265,6 +251,8 @@ export class KyselyCreditLedger implements CreditLedger {
             cost: result.charged,
           }),
           settlement.id,
+          // The record is the charge's ledger entry (docs/decisions/0093).
+          result.charged > 0 ? settlement.reason : null,
         ),
       )
       .execute();
@@ -324,23 +312,74 @@ export class KyselyCreditLedger implements CreditLedger {
     });
   }
 
+  /**
+   * The newest entries first: the operator's entries (and usage entries written before migration
+   * 0011) and the usage records that charged something, which are the usage entries since
+   * (docs/decisions/0093). Each side is read in order up to `limit` and the two are merged.
+   */
   async listEntries(accountId: string, limit: number): Promise<LedgerEntry[]> {
-    const rows = await this.#database
-      .selectFrom('ledger_entries')
-      .select(['id', 'account_id', 'amount', 'kind', 'reason', 'request_id', 'created_at'])
-      .where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc')
-      .orderBy('sequence', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      accountId: row.account_id,
-      amount: row.amount,
-      kind: row.kind,
-      reason: row.reason,
-      requestId: row.request_id,
-      createdAt: row.created_at,
-    }));
+    const [entries, charges] = await Promise.all([
+      this.#database
+        .selectFrom('ledger_entries')
+        .select(['id', 'account_id', 'amount', 'kind', 'reason', 'request_id', 'created_at'])
+        .where('account_id', '=', accountId)
+        .orderBy('created_at', 'desc')
+        .orderBy('sequence', 'desc')
+        .limit(limit)
+        .execute(),
+      this.#database
+        .selectFrom('usage_records')
+        .select([
+          'settlement_id',
+          'account_id',
+          'cost',
+          'charge_reason',
+          'request_id',
+          'created_at',
+        ])
+        .where('account_id', '=', accountId)
+        .where('charge_reason', 'is not', null)
+        .orderBy('created_at', 'desc')
+        .orderBy('sequence', 'desc')
+        .limit(limit)
+        .execute(),
+    ]);
+    const listed: LedgerEntry[] = [];
+    let entry = 0;
+    let charge = 0;
+    while (listed.length < limit && (entry < entries.length || charge < charges.length)) {
+      const nextEntry = entries[entry];
+      const nextCharge = charges[charge];
+      // At the same millisecond the charge is listed first, as the newer: a call is charged after
+      // the credits that paid for it were granted.
+      if (
+        nextEntry !== undefined &&
+        (nextCharge === undefined || nextEntry.created_at > nextCharge.created_at)
+      ) {
+        listed.push({
+          id: nextEntry.id,
+          accountId: nextEntry.account_id,
+          amount: nextEntry.amount,
+          kind: nextEntry.kind,
+          reason: nextEntry.reason,
+          requestId: nextEntry.request_id,
+          createdAt: nextEntry.created_at,
+        });
+        entry++;
+        continue;
+      }
+      const row = nextCharge as (typeof charges)[number];
+      listed.push({
+        id: row.settlement_id as string,
+        accountId: row.account_id,
+        amount: 0 - row.cost,
+        kind: 'usage',
+        reason: row.charge_reason as string,
+        requestId: row.request_id,
+        createdAt: row.created_at,
+      });
+      charge++;
+    }
+    return listed;
   }
 }

@@ -80,6 +80,11 @@ export interface UsageRecordsTable {
   shortfall: Generated<number>;
   /** Migration 0004: the settlement that wrote the record; unique, so a retry lands once. */
   settlement_id: string | null;
+  /**
+   * Migration 0011: the reason of the charge a settlement took, null when it charged nothing or
+   * no settlement wrote the record. A record with one is the usage entry of the credits ledger.
+   */
+  charge_reason: string | null;
   latency_ms: number;
   outcome: string;
   status: number;

@@ -27,10 +27,14 @@ export class KyselyUsageStore implements UsageStore {
   }
 }
 
-/** The row of a usage record; `settlementId` when a settlement writes it (ledger settle). */
+/**
+ * The row of a usage record; `settlementId` when a settlement writes it (ledger settle), and
+ * `chargeReason` when that settlement charged the account (the record is then its ledger entry).
+ */
 export function encodeUsageRecord(
   record: UsageRecord,
   settlementId: string | null = null,
+  chargeReason: string | null = null,
 ): Insertable<UsageRecordsTable> {
   return {
     request_id: record.requestId,
@@ -48,6 +52,7 @@ export function encodeUsageRecord(
     cost: record.cost,
     shortfall: record.shortfall,
     settlement_id: settlementId,
+    charge_reason: chargeReason,
     latency_ms: record.latencyMs,
     outcome: record.outcome,
     status: record.status,

@@ -11,6 +11,7 @@ import { createIdempotencyTableMigration } from './migration-0006-create-idempot
 import { createStorageTablesMigration } from './migration-0007-create-storage-tables.ts';
 import { createImageJobsTableMigration } from './migration-0008-create-image-jobs-table.ts';
 import { createLinkStoredResponsesMigration } from './migration-0010-link-stored-responses.ts';
+import { createUsageChargesOnRecordsMigration } from './migration-0011-usage-charges-on-records.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -29,6 +30,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0007_create_storage_tables': createStorageTablesMigration(dialect),
         '0008_create_image_jobs_table': createImageJobsTableMigration(dialect),
         '0010_link_stored_responses': createLinkStoredResponsesMigration(dialect),
+        '0011_usage_charges_on_records': createUsageChargesOnRecordsMigration(dialect),
       };
     },
   };

@@ -5,8 +5,9 @@ import type { Settlement, SettlementResult } from '../../billing/credit-ledger.t
 import type { UsageRecord } from '../../generation/usage-store.ts';
 
 /**
- * One settled call (CreditLedger.settle): its usage entry, the balance change and its usage
- * record, committed in the same transaction (issue 12 §3). What it charges is decided when it
+ * One settled call (CreditLedger.settle): the balance change and its usage record, which is also
+ * its usage entry in the ledger (docs/decisions/0093), committed in the same transaction
+ * (issue 12 §3). What it charges is decided when it
  * commits: the cost, capped at what the account covers then. That is what it covered when it
  * settled (`coverable`, counted from the file's available balance `basis`), less what another
  * process took from the account since or plus what it granted (docs/decisions/0091).
@@ -76,7 +77,6 @@ const retryAfterMilliseconds = 1_000;
  * zero and a grant made meanwhile counts.
  */
 export class SqliteBillingWrites {
-  readonly #insertEntry: BetterSqlite3.Statement;
   readonly #chargeBalance: BetterSqlite3.Statement;
   readonly #insertRecord: BetterSqlite3.Statement;
   readonly #selectLanded: BetterSqlite3.Statement<[string], LandedRow>;
@@ -99,10 +99,6 @@ export class SqliteBillingWrites {
    */
   constructor(connection: BetterSqlite3.Database, options: { knownForMs?: number } = {}) {
     this.#knownForMs = options.knownForMs ?? 20;
-    this.#insertEntry = connection.prepare(
-      `insert into ledger_entries (id, account_id, amount, kind, reason, request_id, created_at)
-       values (?, ?, ?, 'usage', ?, ?, ?)`,
-    );
     this.#chargeBalance = connection.prepare(
       'update balances set balance = balance - ? where account_id = ?',
     );
@@ -110,8 +106,8 @@ export class SqliteBillingWrites {
       `insert into usage_records (request_id, account_id, api_key_id, surface, model, deployment,
          input_tokens, input_cache_read_tokens, input_cache_write_5m_tokens,
          input_cache_write_1h_tokens, output_tokens, reasoning_tokens, cost, shortfall,
-         settlement_id, latency_ms, outcome, status, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         settlement_id, charge_reason, latency_ms, outcome, status, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#selectLanded = connection.prepare<[string], LandedRow>(
       'select cost, shortfall from usage_records where settlement_id = ?',
@@ -154,7 +150,7 @@ export class SqliteBillingWrites {
     else this.#known.delete(accountId);
   }
 
-  /** Queues a settlement: its ledger entry, the balance change and its record, all together. */
+  /** Queues a settlement: the balance change and its record (its ledger entry), together. */
   settle(settlement: SettlementWrite): Promise<SettlementResult> {
     const expected = capSettlementCharge(settlement.cost, settlement.coverable);
     if (!Number.isSafeInteger(expected.charged) || expected.charged < 0) {
@@ -296,7 +292,7 @@ export class SqliteBillingWrites {
   #run(write: QueuedWrite, available: Map<string, number>): void {
     if (write.kind === 'record') {
       const { record } = write;
-      return this.#runRecord(record, null, record.cost, record.shortfall);
+      return this.#runRecord(record, null, null, record.cost, record.shortfall);
     }
     if (write.kind === 'other') return write.write();
     const { settlement } = write;
@@ -307,17 +303,13 @@ export class SqliteBillingWrites {
     const taken = settlement.basis - committedSince - now;
     const result = capSettlementCharge(settlement.cost, settlement.coverable - taken);
     write.result = result;
-    if (result.charged > 0) {
-      this.#insertEntry.run(
-        settlement.id,
-        accountId,
-        0 - result.charged,
-        settlement.reason,
-        settlement.requestId,
-        settlement.createdAt,
-      );
-    }
-    this.#runRecord(settlement.record, settlement.id, result.charged, result.shortfall);
+    this.#runRecord(
+      settlement.record,
+      settlement.id,
+      result.charged > 0 ? settlement.reason : null,
+      result.charged,
+      result.shortfall,
+    );
   }
 
   /** One balance update per account and commit, however many charges it holds. */
@@ -338,6 +330,7 @@ export class SqliteBillingWrites {
   #runRecord(
     record: Omit<UsageRecord, 'cost' | 'shortfall'>,
     settlementId: string | null,
+    chargeReason: string | null,
     cost: number,
     shortfall: number,
   ): void {
@@ -357,6 +350,7 @@ export class SqliteBillingWrites {
       cost,
       shortfall,
       settlementId,
+      chargeReason,
       record.latencyMs,
       record.outcome,
       record.status,

@@ -217,8 +217,10 @@ describe('SQLite store owned by the gateway process', () => {
     expect(readFromOutside('select balance from balances where account_id = ?', accountId)).toEqual(
       [{ balance: 0 }],
     );
-    expect(readFromOutside('select amount from ledger_entries where id = ?', charge.id)).toEqual([
-      { amount: -100 },
+    // The record is the charge's ledger entry: listed with what was charged, not the cost.
+    const entries = await store.ledger.listEntries(accountId, 10);
+    expect(entries.filter((entry) => entry.id === charge.id)).toEqual([
+      expect.objectContaining({ amount: -100, kind: 'usage', reason: charge.reason }),
     ]);
     expect(
       readFromOutside(
