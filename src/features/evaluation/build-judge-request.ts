@@ -1,5 +1,6 @@
 import { buildJudgeToolSchema, judgeToolName } from './build-judge-tool-schema.ts';
 import type { EvaluationContent, EvaluationQuestion, JudgeQuestion } from './evaluation-types.ts';
+import type { JudgeBatch } from './split-judge-batches.ts';
 
 const instructions = [
   'You are an impartial evaluator. Read the state, then answer every question about it.',
@@ -51,31 +52,31 @@ export const judgeInstructions = instructions;
 
 /**
  * One judge call as a message-style body for the generation pipeline, so any catalog model of
- * any dialect can answer, held, settled and metered like text generation (issue 15). The tool
- * call is forced, so the answer is structured and checked (read-judge-answers.ts).
+ * any dialect can answer, held, settled and metered like text generation (issue 15). The state
+ * and the questions are the texts the batch splitter rendered to measure them. The tool call is
+ * forced, so the answer is structured and checked (read-judge-answers.ts).
  */
 export function buildJudgeRequest(input: {
   model: string;
-  state: EvaluationContent;
-  batch: readonly JudgeQuestion[];
-  maxOutputTokens: number;
+  batch: Pick<JudgeBatch, 'questions' | 'renderedQuestions' | 'renderedState' | 'maxOutputTokens'>;
 }): Record<string, unknown> {
-  const questions = input.batch.map(renderJudgeQuestion).join('\n\n');
+  const { batch } = input;
+  const questions = batch.renderedQuestions.join('\n\n');
   return {
     model: input.model,
-    max_tokens: input.maxOutputTokens,
+    max_tokens: batch.maxOutputTokens,
     system: judgeInstructions,
     messages: [
       {
         role: 'user',
-        content: `${renderJudgeState(input.state)}\n\nQuestions:\n\n${questions}`,
+        content: `${batch.renderedState}\n\nQuestions:\n\n${questions}`,
       },
     ],
     tools: [
       {
         name: judgeToolName,
         description: 'Submits the answer to every question.',
-        input_schema: buildJudgeToolSchema(input.batch),
+        input_schema: buildJudgeToolSchema(batch.questions),
       },
     ],
     tool_choice: { type: 'tool', name: judgeToolName },

@@ -107,12 +107,7 @@ export class EvaluationService {
     tally: Tally,
   ): Promise<Map<string, EvaluationAnswer>> {
     const { judgeModel, surface } = this.#dependencies;
-    const body = buildJudgeRequest({
-      model: judgeModel,
-      state: input.request.state,
-      batch: batch.questions,
-      maxOutputTokens: batch.maxOutputTokens,
-    });
+    const body = buildJudgeRequest({ model: judgeModel, batch });
     const text = JSON.stringify(body);
     let problem = '';
     for (let attempt = 0; attempt < 2; attempt += 1) {

@@ -15,6 +15,10 @@ const tokens = (text: string) => Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
 
 export interface JudgeBatch {
   questions: JudgeQuestion[];
+  /** Each question as the prompt gives it (renderJudgeQuestion), measured and then sent. */
+  renderedQuestions: string[];
+  /** The state as the prompt gives it (renderJudgeState), the same for every batch. */
+  renderedState: string;
   /** max_tokens of the call: the room its answers need. */
   maxOutputTokens: number;
 }
@@ -28,10 +32,11 @@ export function splitJudgeBatches(
   questions: readonly JudgeQuestion[],
   limits: { contextWindow: number; maxOutputTokens: number },
 ): JudgeBatch[] {
-  const fixedInput =
-    inputTokensPerCall + tokens(judgeInstructions) + tokens(renderJudgeState(state));
+  const renderedState = renderJudgeState(state);
+  const fixedInput = inputTokensPerCall + tokens(judgeInstructions) + tokens(renderedState);
   const batches: JudgeBatch[] = [];
   let current: JudgeQuestion[] = [];
+  let rendered: string[] = [];
   let currentInput = fixedInput;
   const fits = (input: number, count: number) => {
     const output = outputTokensPerCall + count * outputTokensPerAnswer;
@@ -40,15 +45,17 @@ export function splitJudgeBatches(
   const close = () => {
     batches.push({
       questions: current,
+      renderedQuestions: rendered,
+      renderedState,
       maxOutputTokens: outputTokensPerCall + current.length * outputTokensPerAnswer,
     });
     current = [];
+    rendered = [];
     currentInput = fixedInput;
   };
   for (const question of questions) {
-    const size =
-      tokens(renderJudgeQuestion(question)) +
-      tokens(JSON.stringify(buildJudgeToolSchema([question])));
+    const text = renderJudgeQuestion(question);
+    const size = tokens(text) + tokens(JSON.stringify(buildJudgeToolSchema([question])));
     if (!fits(fixedInput + size, 1)) {
       throw new ApiError(
         'invalid_request',
@@ -58,6 +65,7 @@ export function splitJudgeBatches(
     }
     if (current.length > 0 && !fits(currentInput + size, current.length + 1)) close();
     current.push(question);
+    rendered.push(text);
     currentInput += size;
   }
   if (current.length > 0) close();
