@@ -20,7 +20,14 @@ import { measureFirstText } from './lib/measure-first-text.ts';
 import { measureImageJobs, type ImageJobsResult } from './lib/measure-image-jobs.ts';
 import { summarizeFirstText } from './lib/summarize-first-text.ts';
 import type { FirstText } from './lib/summarize-first-text.ts';
-import { computeRatios, evaluateBudgets, medianMeasure, renderReport } from './lib/bench-report.ts';
+import {
+  computeRatios,
+  cpuRange,
+  evaluateBudgets,
+  medianMeasure,
+  noisyFloorNotes,
+  renderReport,
+} from './lib/bench-report.ts';
 import type { Row, SoakResult } from './lib/bench-report.ts';
 import { buildScenarios } from './lib/bench-scenarios.ts';
 import {
@@ -205,11 +212,13 @@ async function main(): Promise<number> {
 
     const rows: Row[] = plan.map(({ scenario, target }) => {
       const rounds = measured.get(`${scenario.id}|${target}`) ?? [];
+      const range = cpuRange(rounds);
       return {
         scenario: scenario.id,
         target,
         rounds: rounds.length,
         median: medianMeasure(rounds),
+        ...(range === undefined ? {} : { cpuRange: range }),
       };
     });
     const slow = scenarios.find((scenario) => scenario.slow);
@@ -253,6 +262,7 @@ async function main(): Promise<number> {
     const budgets = evaluateBudgets(scenarios, rows, ratios, soaked, firstText);
     if (rows.some((row) => row.median.failures > 0))
       notes.push('some runs had non-2xx answers or errors (column fail)');
+    notes.push(...noisyFloorNotes(rows));
 
     process.stdout.write(`${renderReport(rows, ratios, budgets, notes, firstText)}\n`);
     const resultsDir = join(root, 'bench/results');

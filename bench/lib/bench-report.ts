@@ -9,6 +9,8 @@ export interface Row {
   target: TargetName;
   rounds: number;
   median: LoadMeasure;
+  /** Lowest and highest CPU µs per request of its rounds. */
+  cpuRange?: { low: number; high: number };
 }
 
 export interface Ratios {
@@ -66,6 +68,33 @@ export function medianMeasure(rounds: LoadMeasure[]): LoadMeasure {
     rssGrowthMb: of((m) => m.rssGrowthMb),
     failures: rounds.reduce((sum, m) => sum + m.failures, 0),
   };
+}
+
+/** The lowest and highest CPU per request over a target's rounds. */
+export function cpuRange(rounds: LoadMeasure[]): { low: number; high: number } | undefined {
+  const values = rounds.map((m) => m.cpuMicrosPerRequest).filter((v) => Number.isFinite(v));
+  return values.length === 0 ? undefined : { low: Math.min(...values), high: Math.max(...values) };
+}
+
+/** Rounds of the floor further apart than this mean the host, not the targets, set the figures. */
+export const noisyFloorSpread = 1.25;
+
+/**
+ * The floor does the same work in every round, so rounds that differ by more than
+ * `noisyFloorSpread` measured the host's other load: every ratio against that floor moves with
+ * it, in either direction. Said in the report rather than left to be read as a result.
+ */
+export function noisyFloorNotes(rows: Row[]): string[] {
+  return rows.flatMap((row) => {
+    const range = row.cpuRange;
+    if (row.target !== 'floor' || row.rounds < 2 || range === undefined) return [];
+    const spread = range.high / range.low;
+    if (!(spread > noisyFloorSpread)) return [];
+    return [
+      `the floor's rounds of ${row.scenario} ran ${range.low.toFixed(0)}–${range.high.toFixed(0)} µs per request (${spread.toFixed(2)}×): ` +
+        'the host was busy, so the ratios against it say more about the host than the gateway; run again or decide with bench:compare',
+    ];
+  });
 }
 
 export function computeRatios(scenarios: Scenario[], rows: Row[]): Ratios[] {
