@@ -1,53 +1,12 @@
-import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 
 import {
-  dropSchema,
-  postgresConnectionString,
-  probePostgres,
-  uniqueSchema,
-} from '../../../test/support/isolated-test-stores.ts';
-import { postgresStoreTypes } from '../postgres/parse-postgres-int8.ts';
-import { adaptSqliteConnection } from '../sqlite/adapt-sqlite-connection.ts';
+  describeOnBothEngines,
+  type MigrationDatabase,
+} from '../../../test/support/migration-databases.ts';
 import { KyselyResponseStore } from './kysely-response-store.ts';
-import type { Database, StoreDialect } from './kysely-database.ts';
-import { createStoreMigrationProvider, migrateStoreToLatest } from './migrate-store-to-latest.ts';
-
-interface OpenedDatabase {
-  database: Kysely<Database>;
-  migrationTableSchema?: string;
-  close(): Promise<void>;
-}
-
-function openSqlite(): OpenedDatabase {
-  const connection = new BetterSqlite3(':memory:');
-  connection.pragma('foreign_keys = ON');
-  const database = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: adaptSqliteConnection(connection) }),
-  });
-  return { database, close: () => database.destroy() };
-}
-
-async function openPostgres(): Promise<OpenedDatabase> {
-  const schema = uniqueSchema();
-  const pool = new pg.Pool({
-    connectionString: postgresConnectionString,
-    types: postgresStoreTypes,
-    options: `-c search_path=${schema}`,
-  });
-  await pool.query(`create schema "${schema}"`);
-  const database = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    database,
-    migrationTableSchema: schema,
-    async close() {
-      await database.destroy();
-      await dropSchema(schema);
-    },
-  };
-}
+import type { StoreDialect } from './kysely-database.ts';
 
 const history = [
   { role: 'user', content: 'My name is Ada.' },
@@ -56,16 +15,12 @@ const history = [
 ];
 const output = [{ id: 'msg_old', type: 'message', role: 'assistant', content: 'Ada.' }];
 
-function describeMigration(dialect: StoreDialect, open: () => Promise<OpenedDatabase>): void {
+function describeMigration(dialect: StoreDialect, open: () => Promise<MigrationDatabase>): void {
   describe(`migration 0010 on ${dialect}`, () => {
     it('turns a row of the first layout into a chain of one that reads, continues and sweeps', async () => {
-      const { database, migrationTableSchema, close } = await open();
+      const { database, migrator: makeMigrator, close } = await open();
       try {
-        const migrator = new Migrator({
-          db: database,
-          provider: createStoreMigrationProvider(dialect),
-          ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }),
-        });
+        const migrator = makeMigrator();
         const before = await migrator.migrateTo('0007_create_storage_tables');
         expect(before.error).toBeUndefined();
         // What migration 0005's layout wrote: the whole expanded history in `input`.
@@ -78,9 +33,7 @@ function describeMigration(dialect: StoreDialect, open: () => Promise<OpenedData
         await sql`insert into response_items (account_id, item_id, response_id, expires_at)
           values ('account_old', 'msg_old', 'resp_old', 1000)`.execute(database);
 
-        await migrateStoreToLatest(database, dialect, {
-          ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }),
-        });
+        expect((await migrator.migrateToLatest()).error).toBeUndefined();
         const store = new KyselyResponseStore(database);
         const old = {
           id: 'resp_old',
@@ -120,17 +73,4 @@ function describeMigration(dialect: StoreDialect, open: () => Promise<OpenedData
   });
 }
 
-describeMigration('sqlite', async () => openSqlite());
-
-// Under CI PostgreSQL must answer, so the suite runs there and fails loudly if it does not;
-// elsewhere its absence is said and the PostgreSQL half is skipped.
-const ciRequiresPostgres = (process.env.CI ?? 'false') !== 'false' && process.env.CI !== '';
-const unreachableReason = await probePostgres();
-if (unreachableReason === undefined || ciRequiresPostgres) {
-  describeMigration('postgres', openPostgres);
-} else {
-  console.warn(`*** migration 0010 on PostgreSQL SKIPPED: ${unreachableReason}`);
-  describe.skip(`migration 0010 on postgres (skipped: ${unreachableReason})`, () => {
-    it('needs a reachable PostgreSQL', () => {});
-  });
-}
+await describeOnBothEngines('migration 0010', describeMigration);

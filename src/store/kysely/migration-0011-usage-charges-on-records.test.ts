@@ -1,53 +1,12 @@
-import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 
 import {
-  dropSchema,
-  postgresConnectionString,
-  probePostgres,
-  uniqueSchema,
-} from '../../../test/support/isolated-test-stores.ts';
-import { postgresStoreTypes } from '../postgres/parse-postgres-int8.ts';
-import { adaptSqliteConnection } from '../sqlite/adapt-sqlite-connection.ts';
+  describeOnBothEngines,
+  type MigrationDatabase,
+} from '../../../test/support/migration-databases.ts';
 import { KyselyCreditLedger } from './kysely-credit-ledger.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
-import { createStoreMigrationProvider } from './migrate-store-to-latest.ts';
-
-interface OpenedDatabase {
-  database: Kysely<Database>;
-  migrationTableSchema?: string;
-  close(): Promise<void>;
-}
-
-function openSqlite(): OpenedDatabase {
-  const connection = new BetterSqlite3(':memory:');
-  connection.pragma('foreign_keys = ON');
-  const database = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: adaptSqliteConnection(connection) }),
-  });
-  return { database, close: () => database.destroy() };
-}
-
-async function openPostgres(): Promise<OpenedDatabase> {
-  const schema = uniqueSchema();
-  const pool = new pg.Pool({
-    connectionString: postgresConnectionString,
-    types: postgresStoreTypes,
-    options: `-c search_path=${schema}`,
-  });
-  await pool.query(`create schema "${schema}"`);
-  const database = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    database,
-    migrationTableSchema: schema,
-    async close() {
-      await database.destroy();
-      await dropSchema(schema);
-    },
-  };
-}
 
 /** A usage record as a settlement of migration 0004's layout wrote it. */
 async function insertRecord(
@@ -78,16 +37,12 @@ async function insertEntry(
       ${kind === 'usage' ? `req_${createdAt}` : null}, ${createdAt})`.execute(database);
 }
 
-function describeMigration(dialect: StoreDialect, open: () => Promise<OpenedDatabase>): void {
+function describeMigration(dialect: StoreDialect, open: () => Promise<MigrationDatabase>): void {
   describe(`migration 0011 on ${dialect}`, () => {
     it('moves each usage entry onto its record and lists the ledger as it was', async () => {
-      const { database, migrationTableSchema, close } = await open();
+      const { database, migrator: makeMigrator, close } = await open();
       try {
-        const migrator = new Migrator({
-          db: database,
-          provider: createStoreMigrationProvider(dialect),
-          ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }),
-        });
+        const migrator = makeMigrator();
         expect((await migrator.migrateTo('0010_link_stored_responses')).error).toBeUndefined();
         await sql`insert into accounts (id, name, is_admin, created_at)
           values ('account_old', 'Old', 0, 1)`.execute(database);
@@ -153,17 +108,4 @@ function describeMigration(dialect: StoreDialect, open: () => Promise<OpenedData
   });
 }
 
-describeMigration('sqlite', async () => openSqlite());
-
-// Under CI PostgreSQL must answer, so the suite runs there and fails loudly if it does not;
-// elsewhere its absence is said and the PostgreSQL half is skipped.
-const ciRequiresPostgres = (process.env.CI ?? 'false') !== 'false' && process.env.CI !== '';
-const unreachableReason = await probePostgres();
-if (unreachableReason === undefined || ciRequiresPostgres) {
-  describeMigration('postgres', openPostgres);
-} else {
-  console.warn(`*** migration 0011 on PostgreSQL SKIPPED: ${unreachableReason}`);
-  describe.skip(`migration 0011 on postgres (skipped: ${unreachableReason})`, () => {
-    it('needs a reachable PostgreSQL', () => {});
-  });
-}
+await describeOnBothEngines('migration 0011', describeMigration);
