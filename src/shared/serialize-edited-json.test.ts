@@ -54,6 +54,27 @@ describe('encodeEditedJson', () => {
     );
   });
 
+  it('writes a body over 8 KiB piece by piece to the same meaning, UTF-8 included', () => {
+    // Past 8 KiB the pieces are written one by one into the output instead of joined first.
+    const padding = 'é'.repeat(3_000) + 'x'.repeat(6_000);
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ stringUnit: 'grapheme' }) as fc.Arbitrary<Json>,
+        fc.array(fc.nat(), { maxLength: 5 }),
+        fc.jsonValue({ stringUnit: 'grapheme' }) as fc.Arbitrary<Json>,
+        (value, path, replacement) => {
+          const text = JSON.stringify({ padding, value });
+          expect(text.length).toBeGreaterThan(8_192);
+          const original = JSON.parse(text) as { padding: string; value: Json };
+          const next = { ...original, value: editAt(original.value, path, replacement) };
+          const expected = JSON.parse(JSON.stringify(next)) as unknown;
+          expect(JSON.parse(serializeEditedJson(text, original, next))).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('keeps the client spelling of every part it did not touch', () => {
     const text =
       '{ "model" : "public",\n "messages": [{"role":"user","content":"caf\\u00e9 \\"q\\" \\\\"}],' +
