@@ -315,7 +315,7 @@ export class KyselyCreditLedger implements CreditLedger {
   /**
    * The newest entries first: the operator's entries (and usage entries written before migration
    * 0011) and the usage records that charged something, which are the usage entries since
-   * (docs/decisions/0093). Each side is read in order up to `limit` and the two are merged.
+   * (docs/decisions/0093). Each side is read in order up to `limit`, then the two are merged.
    */
   async listEntries(accountId: string, limit: number): Promise<LedgerEntry[]> {
     const [entries, charges] = await Promise.all([
@@ -344,42 +344,29 @@ export class KyselyCreditLedger implements CreditLedger {
         .limit(limit)
         .execute(),
     ]);
-    const listed: LedgerEntry[] = [];
-    let entry = 0;
-    let charge = 0;
-    while (listed.length < limit && (entry < entries.length || charge < charges.length)) {
-      const nextEntry = entries[entry];
-      const nextCharge = charges[charge];
-      // At the same millisecond the charge is listed first, as the newer: a call is charged after
-      // the credits that paid for it were granted.
-      if (
-        nextEntry !== undefined &&
-        (nextCharge === undefined || nextEntry.created_at > nextCharge.created_at)
-      ) {
-        listed.push({
-          id: nextEntry.id,
-          accountId: nextEntry.account_id,
-          amount: nextEntry.amount,
-          kind: nextEntry.kind,
-          reason: nextEntry.reason,
-          requestId: nextEntry.request_id,
-          createdAt: nextEntry.created_at,
-        });
-        entry++;
-        continue;
-      }
-      const row = nextCharge as (typeof charges)[number];
-      listed.push({
+    const listed: LedgerEntry[] = [
+      // Charges first: the sort is stable, so at the same millisecond a charge is listed before
+      // an operator's entry, as the newer (a call is charged after the credits that paid for it
+      // were granted), and each side keeps its own order.
+      ...charges.map((row) => ({
         id: row.settlement_id as string,
         accountId: row.account_id,
         amount: 0 - row.cost,
-        kind: 'usage',
+        kind: 'usage' as const,
         reason: row.charge_reason as string,
         requestId: row.request_id,
         createdAt: row.created_at,
-      });
-      charge++;
-    }
-    return listed;
+      })),
+      ...entries.map((row) => ({
+        id: row.id,
+        accountId: row.account_id,
+        amount: row.amount,
+        kind: row.kind,
+        reason: row.reason,
+        requestId: row.request_id,
+        createdAt: row.created_at,
+      })),
+    ];
+    return listed.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit);
   }
 }
