@@ -1,10 +1,8 @@
 import { LRUCache } from 'lru-cache';
 
 import type { TokenizerName } from '../config/config-schema.ts';
+import { loadBytePairCounter } from './byte-pair-counter.ts';
 import type { CountText } from './count-call-tokens.ts';
-
-/** Special-token text in a prompt (`<|endoftext|>`) is ordinary text to the model: count it so. */
-const asPlainText = { disallowedSpecial: new Set<string>() };
 
 /** Characters of each end of a long text that, with its length, name its place in the cache. */
 const endLength = 24;
@@ -49,14 +47,8 @@ export function rememberTextCounts(countText: CountText, maxCharacters: number):
 const rememberedCharacters = 2_000_000;
 
 async function loadTokenizer(name: TokenizerName): Promise<CountText> {
-  const encoding =
-    name === 'o200k_base'
-      ? await import('gpt-tokenizer/encoding/o200k_base')
-      : await import('gpt-tokenizer/encoding/cl100k_base');
-  return rememberTextCounts(
-    (text) => encoding.countTokens(text, asPlainText),
-    rememberedCharacters,
-  );
+  const counter = await loadBytePairCounter(name);
+  return rememberTextCounts((text) => counter.count(text), rememberedCharacters);
 }
 
 /**
