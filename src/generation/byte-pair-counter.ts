@@ -1,11 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
-import {
-  CL100K_TOKEN_SPLIT_REGEX,
-  O200K_TOKEN_SPLIT_REGEX,
-} from 'gpt-tokenizer/encodingParams/constants';
-
 import type { TokenizerName } from '../config/config-schema.ts';
 
 /** A rank that no pair has: the pair is not a token. */
@@ -229,13 +224,15 @@ export class BytePairCounter {
   }
 }
 
-const splitPatterns: Record<TokenizerName, RegExp> = {
-  o200k_base: O200K_TOKEN_SPLIT_REGEX,
-  cl100k_base: CL100K_TOKEN_SPLIT_REGEX,
-};
-
-/** An encoding's counter, from the rank file gpt-tokenizer ships (`data/<name>.tiktoken`). */
+/**
+ * An encoding's counter, from the rank file gpt-tokenizer ships (`data/<name>.tiktoken`) and its
+ * split pattern. The patterns are imported here, on first use: their Unicode classes take ~2 MB
+ * of memory that a gateway which never counts locally need not hold.
+ */
 export async function loadBytePairCounter(name: TokenizerName): Promise<BytePairCounter> {
+  const { O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX } =
+    await import('gpt-tokenizer/encodingParams/constants');
   const path = createRequire(import.meta.url).resolve(`gpt-tokenizer/data/${name}.tiktoken`);
-  return new BytePairCounter(parseTiktokenRanks(await readFile(path)), splitPatterns[name]);
+  const split = name === 'o200k_base' ? O200K_TOKEN_SPLIT_REGEX : CL100K_TOKEN_SPLIT_REGEX;
+  return new BytePairCounter(parseTiktokenRanks(await readFile(path)), split);
 }
