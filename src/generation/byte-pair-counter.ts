@@ -108,7 +108,8 @@ export function parseTiktokenRanks(file: Uint8Array): RankTable {
       if (byte === equals) continue;
       const digit = base64Digits[byte] as number;
       if (digit < 0) throw new Error(`Line ${rank + 1} of the rank file has a byte outside base64`);
-      bits = (bits << 6) | digit;
+      // Only the bits not yet written matter: at most 14 of them.
+      bits = ((bits << 6) | digit) & 0x3fff;
       pending += 6;
       if (pending >= 8) {
         pending -= 8;
