@@ -53,7 +53,7 @@ async function loadTokenizer(name: TokenizerName): Promise<CountText> {
 
 /**
  * The local tokenizers of OpenAI-style deployments, loaded on first use: each encoding's tables
- * cost tens of megabytes of memory and a third of a second (docs/operations.md), which a gateway
+ * cost a few megabytes of memory and a tenth of a second (docs/operations.md), which a gateway
  * that never counts such a prompt should not pay at start-up.
  */
 export class PromptTokenizers {
