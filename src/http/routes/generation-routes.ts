@@ -4,9 +4,9 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import type { CountTokensService } from '../../generation/count-tokens-service.ts';
 import type { GenerationService } from '../../generation/generation-service.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
-import { CoalescedEventStream } from '../coalesced-event-stream.ts';
 import { generationInputFromRequest } from '../generation-input-from-request.ts';
 import { requireToken } from '../require-token.ts';
+import { sendEventStream } from '../send-event-stream.ts';
 
 export interface GenerationRouteDependencies {
   authenticator: Authenticator;
@@ -38,7 +38,8 @@ export async function generationRoutes(
       const reply_ = await generation.generate(generationInputFromRequest(request, reply, surface));
       reply.headers(reply_.headers);
       if (reply_.kind === 'json') return reply.code(200).send(reply_.body);
-      return reply.code(200).send(new CoalescedEventStream(reply_.events));
+      sendEventStream(reply.code(200), reply_.events);
+      return reply;
     };
 
   const route = (
