@@ -16,6 +16,7 @@ import {
   countResponsesRelayedText,
 } from './count-relayed-text.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
+import { anthropicDeltaSlot, chatDeltaSlot } from './relayed-delta-slot.ts';
 
 const responseObjectEvents = new Set([
   'response.created',
@@ -47,6 +48,7 @@ const anthropic: PassthroughAdapter = {
   readResultUsage: (body) => readAnthropicResultUsage(body),
   carriesModel: (event) => event.event === 'message_start',
   countRelayedText: countAnthropicRelayedText,
+  deltaSlot: anthropicDeltaSlot,
 };
 
 const chat: PassthroughAdapter = {
@@ -77,6 +79,7 @@ const chat: PassthroughAdapter = {
   // Every chunk names the model.
   carriesModel: (event) => event.data !== '[DONE]',
   countRelayedText: countChatRelayedText,
+  deltaSlot: chatDeltaSlot,
 };
 
 const responses: PassthroughAdapter = {
@@ -101,6 +104,7 @@ const responses: PassthroughAdapter = {
   // The events that carry the whole response object; deltas and items name no model.
   carriesModel: (event) => event.event !== undefined && responseObjectEvents.has(event.event),
   countRelayedText: countResponsesRelayedText,
+  // Every event numbers itself (`sequence_number`): no two deltas share a shape.
 };
 
 /** The same-dialect fast path of each surface, over its own provider's helpers. */

@@ -1,6 +1,7 @@
 import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { ProviderRequestOptions, UpstreamEvent } from '../providers/provider-codec.ts';
+import type { DeltaSlot } from './relayed-delta-slot.ts';
 
 /** Reads usage off a relayed stream without decoding it into canonical parts. */
 export interface UsageTap {
@@ -40,4 +41,9 @@ export interface PassthroughAdapter {
   carriesModel(event: UpstreamEvent): boolean;
   /** Characters of answer in a relayed event's parsed data (count-relayed-text.ts). */
   countRelayedText(data: unknown): number;
+  /**
+   * Where a parsed delta event carries its text (relayed-delta-slot.ts), so later deltas of the
+   * same shape are relayed unparsed (relayed-delta-shape.ts). None: every event is parsed.
+   */
+  deltaSlot?(data: unknown): DeltaSlot | undefined;
 }

@@ -11,6 +11,7 @@ import type { SurfaceCodec, SurfaceEncodeContext } from '../surfaces/surface-cod
 import type { BillingSession, SessionEnd } from './billing-session.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import type { PromptSizeAtStart } from './prompt-size-at-start.ts';
+import { RelayedDeltaShape } from './relayed-delta-shape.ts';
 import { serializeSurfaceEvent, serializeUpstreamFrame } from './serialize-sse.ts';
 import { copyWith } from '../shared/copy-with.ts';
 
@@ -76,9 +77,10 @@ function errorFrames(context: StreamContext, error: ApiError, relayedEvents?: nu
 
 /**
  * Same dialect: relay each upstream event as it is, reading usage on the way. Every event is
- * parsed: one that is not JSON would make the client's SDK throw, so the stream ends there with
- * an error event in the client's dialect instead (issue 13 §6), and the call is billed for what
- * was delivered (docs/decisions/0016), as on every other fault.
+ * checked, parsed or matched to the shape of a parsed delta (relayed-delta-shape.ts): one that is
+ * not JSON would make the client's SDK throw, so the stream ends there with an error event in the
+ * client's dialect instead (issue 13 §6), and the call is billed for what was delivered
+ * (docs/decisions/0016), as on every other fault.
  */
 export async function* relayStream(
   response: UpstreamResponse,
@@ -88,12 +90,26 @@ export async function* relayStream(
 ): AsyncGenerator<string> {
   const tap = adapter.createUsageTap();
   const delivered: Delivered = { events: 0, characters: 0 };
+  const shape =
+    adapter.deltaSlot === undefined
+      ? undefined
+      : new RelayedDeltaShape(adapter.deltaSlot, context.renameModel);
   let outcome: SessionEnd['outcome'] = 'cancelled';
   try {
     // One string per upstream read, however many events it held: one await each.
     for await (const events of readUpstreamEventBatches(response.body)) {
       let frames = '';
       for (const event of events) {
+        // A delta of the shape learnt below: valid, and like that event but for its text.
+        const shaped = shape?.frame(event);
+        if (shape !== undefined && shaped !== undefined) {
+          const seen = tap.observe(event, shape.data);
+          if (dropUsageChunk && seen?.usageOnly === true) continue;
+          delivered.events += 1;
+          delivered.characters += shape.characters;
+          frames += shaped;
+          continue;
+        }
         const data = parseRelayedData(event.data);
         if (data === brokenFrame) {
           outcome = 'upstream_error';
@@ -110,11 +126,14 @@ export async function* relayStream(
         }
         const seen = tap.observe(event, data);
         if (dropUsageChunk && seen?.usageOnly === true) continue;
+        const characters = adapter.countRelayedText(data);
+        const carriesModel = adapter.carriesModel(event);
+        shape?.learn(event, data, characters, carriesModel);
         delivered.events += 1;
-        delivered.characters += adapter.countRelayedText(data);
+        delivered.characters += characters;
         frames += serializeUpstreamFrame(
           event.event,
-          adapter.carriesModel(event) ? context.renameModel(event.data) : event.data,
+          carriesModel ? context.renameModel(event.data) : event.data,
         );
       }
       if (frames !== '') yield frames;
