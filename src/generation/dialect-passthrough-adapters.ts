@@ -1,6 +1,8 @@
+import { anthropicDeltaSlot } from '../providers/anthropic/anthropic-delta-slot.ts';
 import { createAnthropicUsageTap } from '../providers/anthropic/create-anthropic-usage-tap.ts';
 import { prepareAnthropicPassthrough } from '../providers/anthropic/prepare-anthropic-passthrough.ts';
 import { readAnthropicResultUsage } from '../providers/anthropic/decode-anthropic-result.ts';
+import { openAIChatDeltaSlot } from '../providers/openai-chat/openai-chat-delta-slot.ts';
 import { createChatUsageTap } from '../providers/openai-chat/openai-chat-usage-tap.ts';
 import { prepareChatPassthrough } from '../providers/openai-chat/prepare-openai-chat-passthrough.ts';
 import { readChatResultUsage } from '../providers/openai-chat/read-openai-chat-result-usage.ts';
@@ -16,7 +18,6 @@ import {
   countResponsesRelayedText,
 } from './count-relayed-text.ts';
 import type { PassthroughAdapter } from './passthrough-adapter.ts';
-import { anthropicDeltaSlot, chatDeltaSlot } from './relayed-delta-slot.ts';
 
 const responseObjectEvents = new Set([
   'response.created',
@@ -79,7 +80,7 @@ const chat: PassthroughAdapter = {
   // Every chunk names the model.
   carriesModel: (event) => event.data !== '[DONE]',
   countRelayedText: countChatRelayedText,
-  deltaSlot: chatDeltaSlot,
+  deltaSlot: openAIChatDeltaSlot,
 };
 
 const responses: PassthroughAdapter = {

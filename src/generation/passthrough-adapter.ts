@@ -1,7 +1,7 @@
 import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { ProviderRequestOptions, UpstreamEvent } from '../providers/provider-codec.ts';
-import type { DeltaSlot } from './relayed-delta-slot.ts';
+import type { DeltaSlot } from '../providers/shared/delta-shape.ts';
 
 /** Reads usage off a relayed stream without decoding it into canonical parts. */
 export interface UsageTap {
@@ -42,7 +42,7 @@ export interface PassthroughAdapter {
   /** Characters of answer in a relayed event's parsed data (count-relayed-text.ts). */
   countRelayedText(data: unknown): number;
   /**
-   * Where a parsed delta event carries its text (relayed-delta-slot.ts), so later deltas of the
+   * Where a parsed delta event carries its text (the providers' *-delta-slot.ts), so later deltas of the
    * same shape are relayed unparsed (relayed-delta-shape.ts). None: every event is parsed.
    */
   deltaSlot?(data: unknown): DeltaSlot | undefined;

@@ -149,4 +149,27 @@ describe('createAnthropicStreamDecoder', () => {
       { type: 'reasoning-end', id: '0' },
     ]);
   });
+
+  it('reads deltas of one shape (without a parse) as written, and still stops at a broken one', () => {
+    const delta = (text: string) =>
+      JSON.stringify({
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text },
+      });
+    const texts = ['Hel', 'lo "w"\n', '\\ ok', '😀 \u0001', 'end'];
+    const decoder = createAnthropicStreamDecoder(call);
+    const parts = [
+      {
+        event: 'content_block_start',
+        data: '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+      },
+      ...texts.map((text) => ({ event: 'content_block_delta', data: delta(text) })),
+      { event: 'content_block_delta', data: delta('x').replace('"x"', '"a"b"') },
+    ].flatMap((event) => decoder.push(event));
+    expect(parts.filter((part) => part.type === 'text-delta').map((part) => part.delta)).toEqual(
+      texts,
+    );
+    expect(parts.at(-1)).toMatchObject({ type: 'error' });
+  });
 });

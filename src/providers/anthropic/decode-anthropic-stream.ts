@@ -3,6 +3,8 @@ import type { FinishReason } from '../../canonical/finish-reason.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
 import { isJsonObject, parseJsonText } from '../../wire/messages/messages-json-text.ts';
 import type { ProviderStreamDecoder, UpstreamEvent } from '../provider-codec.ts';
+import { DeltaShape } from '../shared/delta-shape.ts';
+import { anthropicDeltaSlot } from './anthropic-delta-slot.ts';
 import { anthropicStreamFailure, mapAnthropicStreamError } from './map-anthropic-error.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
 import {
@@ -28,6 +30,9 @@ export function createAnthropicStreamDecoder(_call: GenerationCall): ProviderStr
   let counts: AnthropicUsageCounts = {};
   let finishReason: FinishReason = mapAnthropicStopReason(undefined);
   let closed = false;
+  // handle keeps nothing of a delta event but strings: the shape may hand it the same object
+  // for every delta.
+  const shape = new DeltaShape(anthropicDeltaSlot);
 
   function fail(parts: StreamPart[], part: StreamPart): StreamPart[] {
     closed = true;
@@ -175,11 +180,16 @@ export function createAnthropicStreamDecoder(_call: GenerationCall): ProviderStr
   return {
     push(event: UpstreamEvent) {
       if (closed) return [];
+      // A delta shaped like one parsed before is read without a parse (shared/delta-shape.ts).
+      const shaped = shape.read(event.data);
+      if (shaped !== undefined) return handle(shaped as Record<string, unknown>);
       const parsed = parseJsonText(event.data);
       if (!parsed.ok || !isJsonObject(parsed.value)) {
         return fail([], { type: 'error', error: anthropicStreamFailure('unreadable event data') });
       }
-      return handle(parsed.value);
+      const parts = handle(parsed.value);
+      shape.learn(event.data, parsed.value);
+      return parts;
     },
     end() {
       if (closed) return [];

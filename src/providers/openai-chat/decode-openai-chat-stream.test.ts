@@ -222,4 +222,24 @@ describe('createOpenAIChatStreamDecoder', () => {
     // A server that says `stop` after tool calls still ends a tool-calling turn.
     expect(parts.at(-1)).toMatchObject({ finishReason: { unified: 'tool-calls', raw: 'stop' } });
   });
+
+  it('reads deltas of one shape (without a parse) as written, and still stops at a broken one', () => {
+    const chunk = (content: string) =>
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        model: 'm',
+        choices: [{ index: 0, delta: { content }, finish_reason: null }],
+      });
+    const texts = ['Hel', 'lo "w"\n', '\\ ok', '😀 \u0001', 'end'];
+    const broken = chunk('x').replace('"x"', '"a"b"');
+    const parts = decodeAll(callWithTools(), [
+      ...texts.map((text) => ({ data: chunk(text) })),
+      { data: broken },
+    ]);
+    expect(parts.filter((part) => part.type === 'text-delta').map((part) => part.delta)).toEqual(
+      texts,
+    );
+    expect(parts.at(-1)).toMatchObject({ type: 'error' });
+  });
 });

@@ -5,7 +5,9 @@ import { emptyUsage, type Usage } from '../../canonical/usage.ts';
 import type { ProviderStreamDecoder, UpstreamEvent } from '../provider-codec.ts';
 import { mapOpenAIChatFinishReason } from './map-openai-chat-finish-reason.ts';
 import { mapOpenAIChatUsage } from './map-openai-chat-usage.ts';
+import { DeltaShape } from '../shared/delta-shape.ts';
 import { createOpenAIToolNames } from '../shared/openai-tool-names.ts';
+import { openAIChatDeltaSlot } from './openai-chat-delta-slot.ts';
 import { isRecord, parseOpenAIChatJson } from './parse-openai-chat-json.ts';
 import { readOpenAIChatReasoning } from './read-openai-chat-reasoning.ts';
 
@@ -39,6 +41,9 @@ export function createOpenAIChatStreamDecoder(call: GenerationCall): ProviderStr
   let usage: Usage | undefined;
   let sawToolCall = false;
   let parts: StreamPart[] = [];
+  // readChunk keeps nothing of a chunk but strings and numbers: the shape may hand it the same
+  // object for every delta.
+  const shape = new DeltaShape(openAIChatDeltaSlot);
 
   const closeBlock = () => {
     if (openBlock === undefined) return;
@@ -176,6 +181,12 @@ export function createOpenAIChatStreamDecoder(call: GenerationCall): ProviderStr
         finish();
         return take();
       }
+      // A delta shaped like one parsed before is read without a parse (shared/delta-shape.ts).
+      const shaped = shape.read(data);
+      if (shaped !== undefined) {
+        readChunk(shaped as Record<string, unknown>);
+        return take();
+      }
       const parsed = parseOpenAIChatJson(data);
       if (!parsed.ok || !isRecord(parsed.value)) {
         done = true;
@@ -189,6 +200,7 @@ export function createOpenAIChatStreamDecoder(call: GenerationCall): ProviderStr
         return [...take(), upstreamError(`The upstream reported an error: ${message}`)];
       }
       readChunk(parsed.value);
+      shape.learn(data, parsed.value);
       return take();
     },
     end() {

@@ -1,0 +1,12 @@
+import { isJsonRecord, stringSlot, type DeltaSlot } from '../shared/delta-shape.ts';
+
+const deltaKeys = ['text', 'thinking', 'partial_json'] as const;
+
+/**
+ * Where an Anthropic stream event carries its piece of answer (shared/delta-shape.ts): a
+ * `content_block_delta` with text, thinking or tool input JSON.
+ */
+export function anthropicDeltaSlot(data: unknown): DeltaSlot | undefined {
+  if (!isJsonRecord(data) || data.type !== 'content_block_delta') return undefined;
+  return stringSlot(data.delta, deltaKeys);
+}
