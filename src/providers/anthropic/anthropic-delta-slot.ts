@@ -1,4 +1,5 @@
-import { isJsonRecord, stringSlot, type DeltaSlot } from '../shared/delta-shape.ts';
+import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
+import { stringSlot, type DeltaSlot } from '../shared/delta-shape.ts';
 
 const deltaKeys = ['text', 'thinking', 'partial_json'] as const;
 
@@ -7,6 +8,6 @@ const deltaKeys = ['text', 'thinking', 'partial_json'] as const;
  * `content_block_delta` with text, thinking or tool input JSON.
  */
 export function anthropicDeltaSlot(data: unknown): DeltaSlot | undefined {
-  if (!isJsonRecord(data) || data.type !== 'content_block_delta') return undefined;
+  if (!isJsonObject(data) || data.type !== 'content_block_delta') return undefined;
   return stringSlot(data.delta, deltaKeys);
 }

@@ -1,4 +1,5 @@
-import { isJsonRecord, stringSlot, type DeltaSlot } from '../shared/delta-shape.ts';
+import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
+import { stringSlot, type DeltaSlot } from '../shared/delta-shape.ts';
 
 const deltaKeys = ['content', 'reasoning_content', 'reasoning', 'refusal'] as const;
 
@@ -8,16 +9,16 @@ const deltaKeys = ['content', 'reasoning_content', 'reasoning', 'refusal'] as co
  * tool call's argument text.
  */
 export function openAIChatDeltaSlot(data: unknown): DeltaSlot | undefined {
-  if (!isJsonRecord(data) || !Array.isArray(data.choices) || data.choices.length !== 1)
+  if (!isJsonObject(data) || !Array.isArray(data.choices) || data.choices.length !== 1)
     return undefined;
   const [choice] = data.choices as unknown[];
-  if (!isJsonRecord(choice) || typeof choice.finish_reason === 'string') return undefined;
+  if (!isJsonObject(choice) || typeof choice.finish_reason === 'string') return undefined;
   const { delta } = choice;
-  if (!isJsonRecord(delta)) return undefined;
+  if (!isJsonObject(delta)) return undefined;
   const calls = delta.tool_calls;
   if (Array.isArray(calls)) {
     const [call] = calls as unknown[];
-    return calls.length === 1 && isJsonRecord(call)
+    return calls.length === 1 && isJsonObject(call)
       ? stringSlot(call.function, ['arguments'])
       : undefined;
   }

@@ -15,6 +15,8 @@
  * other spellings (spaces, a member that changes with every event) are parsed as before.
  */
 
+import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
+
 type Json = Record<string, unknown>;
 
 /** Where a parsed delta event carries its text: `holder[key]`, a string. */
@@ -23,13 +25,9 @@ export interface DeltaSlot {
   key: string;
 }
 
-export function isJsonRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The first of `keys` that holds a string in `holder`, as a slot. */
 export function stringSlot(holder: unknown, keys: readonly string[]): DeltaSlot | undefined {
-  if (!isJsonRecord(holder)) return undefined;
+  if (!isJsonObject(holder)) return undefined;
   for (const key of keys) if (typeof holder[key] === 'string') return { holder, key };
   return undefined;
 }
@@ -110,7 +108,10 @@ export class DeltaShape {
   read(text: string): unknown {
     const body = this.body(text);
     if (body === undefined || this.#slot === undefined) return undefined;
-    this.#slot.holder[this.#slot.key] = decodeStringBody(body);
+    // A valid body decodes to fewer characters exactly when it holds an escape; valid, so the
+    // parse of the quoted body cannot throw.
+    this.#slot.holder[this.#slot.key] =
+      this.bodyLength === body.length ? body : (JSON.parse(`"${body}"`) as string);
     return this.#value;
   }
 }
@@ -163,9 +164,4 @@ export function decodedStringLength(body: string): number {
     at += escape;
   }
   return length;
-}
-
-/** The string a valid JSON string body decodes to (valid: the parse cannot throw). */
-function decodeStringBody(body: string): string {
-  return special.test(body) ? (JSON.parse(`"${body}"`) as string) : body;
 }
