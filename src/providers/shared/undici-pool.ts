@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { IncomingHttpHeaders } from 'node:http';
 import type * as Undici from 'undici';
 
 /*
@@ -19,3 +20,9 @@ Object.assign(Dispatcher.prototype, require('undici/lib/api/index.js') as object
 export const Pool = require('undici/lib/dispatcher/pool.js') as typeof Undici.Pool;
 export type Pool = Undici.Pool;
 export const errors = require('undici/lib/core/errors.js') as typeof Undici.errors;
+/** undici's own reading of raw response headers (lower-case names, repeats as arrays). */
+export const parseHeaders = (
+  require('undici/lib/core/util.js') as {
+    parseHeaders(headers: Buffer[]): IncomingHttpHeaders;
+  }
+).parseHeaders;

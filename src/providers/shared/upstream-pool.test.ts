@@ -68,7 +68,7 @@ describe('UpstreamPools', () => {
       expect(waited.status).toBe('fulfilled');
       expect(pools.size).toBe(2);
       // The same provider again reuses its pool.
-      await (await send(pools, patient, '/')).body.dump();
+      await (await send(pools, patient, '/')).body.text();
       expect(pools.size).toBe(2);
     } finally {
       await pools.close();
@@ -93,7 +93,7 @@ describe('UpstreamPools', () => {
       while (held.length > 0) held.shift()?.end('{}');
       await new Promise((resolve) => setTimeout(resolve, 300));
       while (held.length > 0) held.shift()?.end('{}');
-      for (const response of await Promise.all(sent)) await response.body.dump();
+      for (const response of await Promise.all(sent)) await response.body.text();
       expect(mostInFlight).toBe(3);
     } finally {
       await pools.close();

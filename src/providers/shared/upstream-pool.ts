@@ -1,6 +1,9 @@
 import { AbortHandle } from '../../shared/abort-handle.ts';
 import { Pool, errors as undiciErrors } from './undici-pool.ts';
-import type { Dispatcher, FormData } from 'undici';
+import type { FormData } from 'undici';
+import { UpstreamAnswerHandler, type UpstreamResponse } from './upstream-answer.ts';
+
+export type { UpstreamResponse } from './upstream-answer.ts';
 
 export interface UpstreamTarget {
   baseUrl: string;
@@ -24,10 +27,9 @@ export interface UpstreamRequest {
   signal: AbortSignal | AbortHandle;
 }
 
-export type UpstreamResponse = Dispatcher.ResponseData;
-
 /**
- * Keep-alive pools over undici (not `fetch`, measured ~5× the CPU here), one per provider: each
+ * Keep-alive pools over undici (not `fetch`, measured ~5× the CPU here; answers read through its
+ * dispatch interface, not `request()`'s stream: upstream-answer.ts), one per provider: each
  * provider's timeouts and connection limit apply even when two providers share a base URL (issue
  * 13 §5; the shipped example has `openai` and `openai-chat` on one URL). A target is a provider's
  * configuration object, which lives as long as the configuration, so its identity is the key.
@@ -75,12 +77,16 @@ export class UpstreamPools {
       local.abort();
     }, target.firstByteTimeoutMs);
     try {
-      return await pool.request({
-        method: request.method ?? 'POST',
-        path: `${basePath}${request.path}`,
-        headers: request.headers,
-        body: request.body ?? null,
-        signal: local,
+      return await new Promise<UpstreamResponse>((resolve, reject) => {
+        pool.dispatch(
+          {
+            method: request.method ?? 'POST',
+            path: `${basePath}${request.path}`,
+            headers: request.headers,
+            body: request.body ?? null,
+          },
+          new UpstreamAnswerHandler(local, resolve, reject),
+        );
       });
     } catch (error) {
       request.signal.removeEventListener('abort', abort);
