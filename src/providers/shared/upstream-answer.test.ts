@@ -47,6 +47,8 @@ describe('upstream answers over undici', () => {
   let server: Server;
   let baseUrl: string;
   const closedEarly: string[] = [];
+  const FLOOD_BYTES = 32 * 1024 * 1024;
+  let flooded = 0;
 
   beforeAll(async () => {
     // `/chunks` sends `text` in 7-byte pieces (characters split across them); `/endless` writes
@@ -71,6 +73,18 @@ describe('upstream answers over undici', () => {
         });
         const timer = setInterval(() => response.write('data: {"x":1}\n\n'), 5);
         response.on('close', () => clearInterval(timer));
+      } else if (request.url === '/flood') {
+        // Writes 32 MiB as fast as the connection takes it, counting what it could write.
+        flooded = 0;
+        const piece = Buffer.alloc(64 * 1024, 120);
+        const more = () => {
+          while (flooded < FLOOD_BYTES) {
+            flooded += piece.length;
+            if (!response.write(piece)) return void response.once('drain', more);
+          }
+          response.end();
+        };
+        more();
       } else if (request.url === '/cut') {
         response.write('partial');
         setTimeout(() => response.socket?.destroy(), 50);
@@ -121,6 +135,23 @@ describe('upstream answers over undici', () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(closedEarly).toEqual(['/endless']);
+    } finally {
+      await pools.close();
+    }
+  });
+
+  it('holds the upstream back while the reader does not read', async () => {
+    const pools = new UpstreamPools();
+    try {
+      const response = await send(pools, '/flood');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Without backpressure undici would have read all 32 MiB into memory by now; with it, the
+      // upstream waits once the socket buffers and the body's 64 KiB are full.
+      const writtenWhileIdle = flooded;
+      expect(writtenWhileIdle).toBeLessThan(FLOOD_BYTES / 2);
+      let read = 0;
+      for await (const chunk of response.body) read += chunk.length;
+      expect(read).toBe(FLOOD_BYTES);
     } finally {
       await pools.close();
     }
