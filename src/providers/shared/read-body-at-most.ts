@@ -16,5 +16,8 @@ export async function readBodyAtMost(
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // An answer that came in one read needs no copy into a new buffer.
+  return chunks.length === 1
+    ? (chunks[0] as Buffer).toString('utf8')
+    : Buffer.concat(chunks, size).toString('utf8');
 }

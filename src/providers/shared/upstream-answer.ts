@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 
 import type { AbortSource } from '../../shared/abort-handle.ts';
+import { readBodyAtMost } from './read-body-at-most.ts';
 import { errors, parseHeaders } from './undici-pool.ts';
 
 /** An upstream answer: its status and headers, and its body as it arrives. */
@@ -122,11 +123,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
 
   /** The whole body as UTF-8 text. */
   async text(): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of this) chunks.push(chunk);
-    return chunks.length === 1
-      ? (chunks[0] as Buffer).toString('utf8')
-      : Buffer.concat(chunks).toString('utf8');
+    return (await readBodyAtMost(this, Number.POSITIVE_INFINITY)) as string;
   }
 }
 
