@@ -12,15 +12,18 @@ import type {
 export function assertAcquireRateLimitRequest(request: AcquireRateLimitRequest): void {
   assertTime(request.now, 'now');
   assertCount(request.estimatedTokens, 'estimatedTokens');
-  const seen = new Set<string>();
-  for (const scope of request.scopes) {
+  const { scopes } = request;
+  for (let index = 0; index < scopes.length; index++) {
+    const scope = scopes[index] as RateLimitScope;
     if (typeof scope.key !== 'string' || scope.key === '') {
       throw new TypeError('A rate-limit scope needs a non-empty key.');
     }
-    if (seen.has(scope.key)) {
-      throw new RangeError(`Rate-limit scope "${scope.key}" is named twice in one acquire.`);
+    // A request names a scope or two (its token, its account): a look back beats a Set.
+    for (let earlier = 0; earlier < index; earlier++) {
+      if ((scopes[earlier] as RateLimitScope).key === scope.key) {
+        throw new RangeError(`Rate-limit scope "${scope.key}" is named twice in one acquire.`);
+      }
     }
-    seen.add(scope.key);
     assertLimit(scope, 'requestsPerMinute');
     assertLimit(scope, 'tokensPerMinute');
     assertLimit(scope, 'concurrentRequests');

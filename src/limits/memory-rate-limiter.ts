@@ -4,10 +4,10 @@ import {
 } from './assert-rate-limit-request.ts';
 import {
   RATE_LIMIT_WINDOW_SECONDS,
-  oldestCountedSecond,
   secondsUntilBelowLimit,
   windowSecondOf,
 } from './rate-limit-window.ts';
+import { SecondCounts } from './second-counts.ts';
 import { HeldLeaseHeartbeat } from './held-lease-heartbeat.ts';
 import {
   type AcquireRateLimitRequest,
@@ -19,12 +19,9 @@ import {
   type ReleaseRateLimitOptions,
 } from './rate-limiter.ts';
 
-/** second → amount, for the seconds still counted (stale ones are pruned when next charged). */
-type Buckets = Map<number, number>;
-
 interface ScopeState {
-  requests: Buckets;
-  tokens: Buckets;
+  requests: SecondCounts;
+  tokens: SecondCounts;
   /** Its open leases' ids. */
   leases: Set<string>;
 }
@@ -75,21 +72,18 @@ export class MemoryRateLimiter implements RateLimiter {
     for (const scope of scopes) {
       const state = this.#scopes.get(scope.key);
       if (state === undefined) continue;
-      // The sums and the lease count come first, without building arrays; what a refusal needs
-      // to say when to retry is worked out only for a refusal.
+      // The totals and the lease count come first; what a refusal needs to say when to retry is
+      // worked out only for a refusal.
       if (
         scope.requestsPerMinute !== undefined &&
-        countedSum(state.requests, now) >= scope.requestsPerMinute
+        state.requests.total(now) >= scope.requestsPerMinute
       ) {
-        const counted = countedBuckets(state.requests, now);
+        const counted = state.requests.counted(now);
         const retryAfterSeconds = secondsUntilBelowLimit(counted, scope.requestsPerMinute, now);
         refuse({ ok: false, retryAfterSeconds, limit: 'requests', scopeKey: scope.key });
       }
-      if (
-        scope.tokensPerMinute !== undefined &&
-        countedSum(state.tokens, now) >= scope.tokensPerMinute
-      ) {
-        const counted = countedBuckets(state.tokens, now);
+      if (scope.tokensPerMinute !== undefined && state.tokens.total(now) >= scope.tokensPerMinute) {
+        const counted = state.tokens.counted(now);
         const retryAfterSeconds = secondsUntilBelowLimit(counted, scope.tokensPerMinute, now);
         refuse({ ok: false, retryAfterSeconds, limit: 'tokens', scopeKey: scope.key });
       }
@@ -116,13 +110,9 @@ export class MemoryRateLimiter implements RateLimiter {
     const second = windowSecondOf(now);
     for (const scope of lease.scopes) {
       const state = this.#stateOf(scope.key);
-      if (scope.requestsPerMinute !== undefined) {
-        pruneBuckets(state.requests, now);
-        addToBucket(state.requests, second, 1);
-      }
+      if (scope.requestsPerMinute !== undefined) state.requests.add(second, 1, now);
       if (scope.tokensPerMinute !== undefined && estimatedTokens > 0) {
-        pruneBuckets(state.tokens, now);
-        addToBucket(state.tokens, second, estimatedTokens);
+        state.tokens.add(second, estimatedTokens, now);
       }
       if (scope.concurrentRequests !== undefined) state.leases.add(lease.id);
     }
@@ -176,7 +166,7 @@ export class MemoryRateLimiter implements RateLimiter {
   #stateOf(key: string): ScopeState {
     let state = this.#scopes.get(key);
     if (state === undefined) {
-      state = { requests: new Map(), tokens: new Map(), leases: new Set() };
+      state = { requests: new SecondCounts(), tokens: new SecondCounts(), leases: new Set() };
       this.#scopes.set(key, state);
     }
     return state;
@@ -203,9 +193,11 @@ export class MemoryRateLimiter implements RateLimiter {
     if (now < this.#sweepAt) return;
     this.#sweepAt = now + RATE_LIMIT_WINDOW_SECONDS * 1000;
     for (const [key, state] of this.#scopes) {
-      pruneBuckets(state.requests, now);
-      pruneBuckets(state.tokens, now);
-      if (state.requests.size === 0 && state.tokens.size === 0 && state.leases.size === 0) {
+      if (
+        state.requests.total(now) === 0 &&
+        state.tokens.total(now) === 0 &&
+        state.leases.size === 0
+      ) {
         this.#scopes.delete(key);
       }
     }
@@ -220,35 +212,6 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
-function countedSum(buckets: Buckets, now: number): number {
-  const oldest = oldestCountedSecond(now);
-  let sum = 0;
-  // forEach rather than for…of: each [second, amount] entry of a for…of is an array, up to 60
-  // per scope on every admission.
-  buckets.forEach((amount, second) => {
-    if (second >= oldest) sum += amount;
-  });
-  return sum;
-}
-
-function countedBuckets(buckets: Buckets, now: number): Array<[number, number]> {
-  const oldest = oldestCountedSecond(now);
-  return [...buckets].filter(([second]) => second >= oldest);
-}
-
-function pruneBuckets(buckets: Buckets, now: number): void {
-  const oldest = oldestCountedSecond(now);
-  for (const second of buckets.keys()) {
-    if (second < oldest) buckets.delete(second);
-  }
-}
-
-function addToBucket(buckets: Buckets, second: number, amount: number): void {
-  const total = (buckets.get(second) ?? 0) + amount;
-  if (total > 0) buckets.set(second, total);
-  else buckets.delete(second);
-}
-
 /**
  * While the estimate's bucket is still counted, the bucket is corrected in place, so the window
  * holds the real usage for exactly as long as it would have held the estimate. Once that bucket
@@ -256,7 +219,7 @@ function addToBucket(buckets: Buckets, second: number, amount: number): void {
  * never forgiven; an underrun has nothing left to correct.
  */
 function correctTokenCharge(
-  buckets: Buckets,
+  counts: SecondCounts,
   lease: RateLimitLease,
   actualTokens: number,
   now: number,
@@ -264,10 +227,9 @@ function correctTokenCharge(
   const difference = actualTokens - lease.estimatedTokens;
   if (difference === 0) return;
   const chargedSecond = windowSecondOf(lease.acquiredAt);
-  if (chargedSecond >= oldestCountedSecond(now)) {
-    addToBucket(buckets, chargedSecond, difference);
+  if (counts.counts(chargedSecond, now)) {
+    counts.add(chargedSecond, difference, now);
   } else if (difference > 0) {
-    pruneBuckets(buckets, now);
-    addToBucket(buckets, windowSecondOf(now), difference);
+    counts.add(windowSecondOf(now), difference, now);
   }
 }
