@@ -48,6 +48,19 @@ describe('the JSON body reader', () => {
     expect(await echo([Buffer.from('{"text":"plain \\u00e9 text"}')])).toBe('plain é text');
   });
 
+  it('reads an ASCII body that arrives in several packets, each decoded alone', async () => {
+    const bytes = Buffer.from(`{"text":"${'abc\\"xyz '.repeat(2_000)}end"}`);
+    const parts = [bytes.subarray(0, 7), bytes.subarray(7, 9_001), bytes.subarray(9_001)];
+    expect(await echo(parts)).toBe(`${'abc"xyz '.repeat(2_000)}end`);
+  });
+
+  it('reads a body whose later packet only is UTF-8', async () => {
+    const bytes = Buffer.from(`{"text":"${'a'.repeat(5_000)} 日本"}`, 'utf8');
+    expect(await echo([bytes.subarray(0, 100), bytes.subarray(100)])).toBe(
+      `${'a'.repeat(5_000)} 日本`,
+    );
+  });
+
   it('decodes UTF-8, a character cut between two packets included', async () => {
     const bytes = Buffer.from('{"text":"café — 日本 🚀"}', 'utf8');
     const cut = bytes.indexOf(Buffer.from('本', 'utf8')) + 1;

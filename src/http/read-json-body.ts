@@ -85,9 +85,7 @@ function readJsonBody(
     chunks.push(chunk);
   }
   function onEnd() {
-    const text = decodeBody(
-      chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received),
-    );
+    const text = decodeChunks(chunks, received);
     chunks.length = 0;
     let value: unknown;
     try {
@@ -119,4 +117,18 @@ function budgetFull(): ApiError {
  */
 function decodeBody(bytes: Buffer): string {
   return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+}
+
+/**
+ * The body's text from the chunks it arrived in. When every chunk is ASCII no character spans two
+ * of them, so each is decoded alone and the strings joined: a large body is not copied once more
+ * into a buffer of its own, which lives outside the JavaScript heap until a collection frees it
+ * and, a concurrent burst of them, grows the allocator's heap for the life of the process.
+ */
+function decodeChunks(chunks: Buffer[], received: number): string {
+  if (chunks.length === 1) return decodeBody(chunks[0] as Buffer);
+  if (!chunks.every((chunk) => isAscii(chunk))) return decodeBody(Buffer.concat(chunks, received));
+  let text = '';
+  for (const chunk of chunks) text += chunk.toString('latin1');
+  return text;
 }
