@@ -29,7 +29,7 @@ type QueuedWrite =
       done: Settle<SettlementResult>;
     }
   | { kind: 'record'; record: UsageRecord; done: Settle<void> }
-  | { kind: 'other'; write: () => void; done: Settle<void> };
+  | { kind: 'other'; write: () => unknown; result?: unknown; done: Settle<unknown> };
 
 interface Settle<Value> {
   resolve(value: Value): void;
@@ -189,13 +189,19 @@ export class SqliteBillingWrites {
   }
 
   /**
-   * Queues another write of the request path (a stored response) into the same group commit.
-   * `write` runs synchronously inside the batch's transaction; if it throws, it is retried on its
-   * own and only its caller sees the failure, like any other write.
+   * Queues other work of the request path into the same group commit: a write (a stored
+   * response) or a read that would otherwise open a read transaction of its own (an idempotency
+   * key's row). `work` runs synchronously inside the batch's transaction, after the work queued
+   * before it, and the promise resolves with what it returned once the batch committed; if it
+   * throws, it is retried on its own and only its caller sees the failure, like any write.
    */
-  join(write: () => void): Promise<void> {
-    return new Promise<void>((resolve, reject) =>
-      this.#push({ kind: 'other', write, done: { resolve, reject } }),
+  join<Value>(work: () => Value): Promise<Value> {
+    return new Promise<Value>((resolve, reject) =>
+      this.#push({
+        kind: 'other',
+        write: work,
+        done: { resolve: resolve as (value: unknown) => void, reject },
+      }),
     );
   }
 
@@ -258,8 +264,9 @@ export class SqliteBillingWrites {
       else write.done.reject(error);
       return;
     }
-    if (error === undefined) write.done.resolve();
-    else write.done.reject(error);
+    if (error !== undefined) write.done.reject(error);
+    else if (write.kind === 'other') write.done.resolve(write.result);
+    else write.done.resolve();
   }
 
   #push(write: QueuedWrite): void {
@@ -294,7 +301,10 @@ export class SqliteBillingWrites {
       const { record } = write;
       return this.#runRecord(record, null, null, record.cost, record.shortfall);
     }
-    if (write.kind === 'other') return write.write();
+    if (write.kind === 'other') {
+      write.result = write.write();
+      return;
+    }
     const { settlement } = write;
     const { accountId } = settlement;
     if (!available.has(accountId)) available.set(accountId, this.#readAvailable(accountId) ?? 0);

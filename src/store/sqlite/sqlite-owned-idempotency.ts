@@ -38,8 +38,9 @@ interface PendingClaim {
  * the request, and a crash takes the claim with it, which is exactly what releasing it would
  * do. Claiming is then a read and no commit; only a final answer is written, once, in the
  * request path's group commit (sqlite-billing-writes.ts) rather than a WAL commit of its own.
- * Until that commit lands the answer is replayed from memory. Every check runs synchronously on
- * the connection, so a check and its claim can never interleave.
+ * Until that commit lands the answer is replayed from memory. A key's row is read in the group
+ * commit too; what this process holds in memory is checked again once the read is back, and the
+ * claim is taken synchronously after that check, so two claims of one key can never both win.
  */
 export class SqliteOwnedIdempotency implements IdempotencyStore {
   readonly #durable: IdempotencyStore;
@@ -74,19 +75,17 @@ export class SqliteOwnedIdempotency implements IdempotencyStore {
 
   async claim(scope: IdempotencyScope, request: ClaimRequest): Promise<ClaimOutcome> {
     const id = scopeId(scope);
-    const held = this.#pending.get(id);
-    if (held !== undefined && held.claimExpiresAt > request.now) {
-      return {
-        kind: 'in_progress',
-        fingerprint: held.fingerprint,
-        claimExpiresAt: held.claimExpiresAt,
-      };
-    }
-    const landing = this.#landing.get(id);
-    if (landing !== undefined && landing.expiresAt > request.now) {
-      return { kind: 'completed', fingerprint: landing.fingerprint, answer: landing.answer };
-    }
-    const row = this.#read.get(scope.accountId, scope.operation, scope.key);
+    const known = this.#claimedHere(id, request.now);
+    if (known !== undefined) return known;
+    // The row is read inside the next group commit's transaction, with every other claim of
+    // this turn: on its own, each read would open and close a read transaction of its own (two
+    // lock calls on the WAL index), several times the cost of the read itself.
+    const row = await this.#writes.join(() =>
+      this.#read.get(scope.accountId, scope.operation, scope.key),
+    );
+    // A claim of the same key may have been taken or answered here while the read waited.
+    const meanwhile = this.#claimedHere(id, request.now);
+    if (meanwhile !== undefined) return meanwhile;
     if (row !== undefined && row.expires_at > request.now) {
       // A pending row was written by a store opened without ownership (the durable adapter).
       if (row.state !== 'completed') {
@@ -105,6 +104,23 @@ export class SqliteOwnedIdempotency implements IdempotencyStore {
       claimExpiresAt: request.claimExpiresAt,
     });
     return { kind: 'claimed' };
+  }
+
+  /** What this process knows of a key without the file: claimed, or answered and not landed. */
+  #claimedHere(id: string, now: number): ClaimOutcome | undefined {
+    const held = this.#pending.get(id);
+    if (held !== undefined && held.claimExpiresAt > now) {
+      return {
+        kind: 'in_progress',
+        fingerprint: held.fingerprint,
+        claimExpiresAt: held.claimExpiresAt,
+      };
+    }
+    const landing = this.#landing.get(id);
+    if (landing !== undefined && landing.expiresAt > now) {
+      return { kind: 'completed', fingerprint: landing.fingerprint, answer: landing.answer };
+    }
+    return undefined;
   }
 
   async complete(

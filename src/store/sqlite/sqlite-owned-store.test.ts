@@ -393,6 +393,41 @@ describe('SQLite store owned by the gateway process', () => {
     expect(await claim('later')).toEqual({ kind: 'completed', fingerprint: 'fp', answer });
   });
 
+  it('gives a key claimed twice in one turn to one claim only, and finds rows written outside', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 1_000);
+    const now = Date.now();
+    const claimOf = (key: string, claimId: string, fingerprint = 'fp') =>
+      store.idempotency.claim(
+        { accountId, operation: 'evaluation', key },
+        { fingerprint, claimId, now, claimExpiresAt: now + 60_000 },
+      );
+    const key = uniqueId('key');
+    // Both reads wait for the same batch and find no row; only the first claim may take it.
+    const outcomes = await Promise.all([claimOf(key, 'a'), claimOf(key, 'b', 'other')]);
+    expect(outcomes).toEqual([
+      { kind: 'claimed' },
+      { kind: 'in_progress', fingerprint: 'fp', claimExpiresAt: now + 60_000 },
+    ]);
+
+    // A row another process wrote is found by a claim read in the batch.
+    const written = uniqueId('key');
+    const outside = new BetterSqlite3(file);
+    outside
+      .prepare(
+        `insert into idempotency_entries (account_id, operation, key, fingerprint, claim_id,
+           state, status, headers, body, created_at, expires_at)
+         values (?, 'evaluation', ?, 'fp', 'c', 'completed', 200, '{}', '{"b":2}', ?, ?)`,
+      )
+      .run(accountId, written, now, now + 60_000);
+    outside.close();
+    expect(await claimOf(written, 'c')).toEqual({
+      kind: 'completed',
+      fingerprint: 'fp',
+      answer: { status: 200, headers: {}, body: '{"b":2}' },
+    });
+  });
+
   it('keeps writes queued while another process holds the write lock, then commits them', async () => {
     const store = await open({ busyTimeoutMilliseconds: 0 });
     const accountId = await fundedAccount(store, 1_000);
