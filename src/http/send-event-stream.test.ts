@@ -92,6 +92,30 @@ describe('sendEventStream', () => {
     expect(yielded).toBe(after);
   });
 
+  it('writes the last frames and the end together when the producer finishes within the turn', async () => {
+    // As a relay does: its last frames, then a settlement committed in the check phase.
+    const { port } = await serve(async function* () {
+      yield 'data: first\n\n';
+      await sleep(20);
+      yield 'data: last\n\n';
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+    const socket = connect(port, '127.0.0.1');
+    socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
+    const reads: string[] = [];
+    socket.on('data', (chunk: Buffer) => reads.push(chunk.toString('latin1')));
+    for (let waited = 0; !reads.join('').endsWith('0\r\n\r\n') && waited < 2_000; waited += 10) {
+      await sleep(10);
+    }
+    socket.destroy();
+    const tail = reads.at(-1) ?? '';
+    // One read holds the last frame and the chunked terminator: they left in one write.
+    expect(tail).toContain('data: last\n\n');
+    expect(tail.endsWith('\r\n0\r\n\r\n')).toBe(true);
+    // The first frame did not wait for the rest of the stream.
+    expect(reads.findIndex((read) => read.includes('data: first'))).toBeLessThan(reads.length - 1);
+  });
+
   it('cuts the response short when the producer throws', async () => {
     const { url } = await serve(async function* () {
       yield 'data: 1\n\n';
