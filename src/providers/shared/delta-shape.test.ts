@@ -121,6 +121,20 @@ describe('DeltaShape', () => {
     expect(shape.learn(data, JSON.parse(data))).toBe(true);
   });
 
+  it('learns from the first delta with text, not the empty one that opens a stream', () => {
+    const shape = new DeltaShape(openAIChatDeltaSlot);
+    const opening = JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      model: 'm',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    });
+    expect(shape.learn(opening, JSON.parse(opening))).toBe(false);
+    expect(shape.learnt).toBe(false);
+    expect(shape.learn(chunk('Hello'), JSON.parse(chunk('Hello')))).toBe(true);
+    expect(shape.body(chunk(' world'))).toBe(' world');
+  });
+
   it('learns only deltas written in compact form', () => {
     const shape = new DeltaShape(openAIChatDeltaSlot);
     const spaced = chunk('Hello').replaceAll(',"', ', "');

@@ -73,6 +73,9 @@ export class DeltaShape {
     const slot = this.#slotOf(value);
     if (slot === undefined) return false;
     const delta = slot.holder[slot.key] as string;
+    // An empty delta opens a stream (a chat stream's first chunk carries the role with it) and
+    // rarely has the shape of the deltas after it: learning it would cost a stringify for nothing.
+    if (delta === '') return false;
     slot.holder[slot.key] = marker;
     let shaped: string;
     try {
