@@ -24,21 +24,17 @@ export function mergeAnthropicUsage(
   raw: unknown,
 ): AnthropicUsageCounts {
   if (!isJsonObject(raw)) return previous;
-  const split = isJsonObject(raw.cache_creation) ? raw.cache_creation : {};
-  const next: AnthropicUsageCounts = { ...previous };
-  const fields: Array<[keyof AnthropicUsageCounts, unknown]> = [
-    ['input', raw.input_tokens],
-    ['output', raw.output_tokens],
-    ['cacheRead', raw.cache_read_input_tokens],
-    ['cacheCreation', raw.cache_creation_input_tokens],
-    ['cacheCreation5m', split.ephemeral_5m_input_tokens],
-    ['cacheCreation1h', split.ephemeral_1h_input_tokens],
-  ];
-  for (const [key, value] of fields) {
-    const parsed = count(value);
-    if (parsed !== undefined) next[key] = parsed;
-  }
-  return next;
+  const split = isJsonObject(raw.cache_creation) ? raw.cache_creation : undefined;
+  // Member by member: every message-style answer and stream passes through here, and a list of
+  // pairs to loop over cost it seven arrays.
+  return {
+    input: count(raw.input_tokens) ?? previous.input,
+    output: count(raw.output_tokens) ?? previous.output,
+    cacheRead: count(raw.cache_read_input_tokens) ?? previous.cacheRead,
+    cacheCreation: count(raw.cache_creation_input_tokens) ?? previous.cacheCreation,
+    cacheCreation5m: count(split?.ephemeral_5m_input_tokens) ?? previous.cacheCreation5m,
+    cacheCreation1h: count(split?.ephemeral_1h_input_tokens) ?? previous.cacheCreation1h,
+  };
 }
 
 /**
