@@ -169,7 +169,7 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
 
 /**
  * The environment and Node flags `npm start` runs the gateway with (package.json
- * `scripts.start`: `NAME=value … node <flags> dist/main.js`), so that the benchmark measures the
+ * `scripts.start`: `NAME=value … [exec] node <flags> dist/main.js`), so that the benchmark measures the
  * gateway as a user runs it (docs/performance.md, memory).
  */
 export function startScriptCommand(root: string): {
@@ -185,6 +185,7 @@ export function startScriptCommand(root: string): {
     const [name, ...value] = (words.shift() as string).split('=');
     env[name as string] = value.join('=');
   }
+  if (words[0] === 'exec') words.shift();
   if (words[0] !== 'node' || words.at(-1) !== 'dist/main.js') {
     throw new Error(`bench: cannot read the command of "npm start": ${manifest.scripts.start}`);
   }

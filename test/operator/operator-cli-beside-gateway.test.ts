@@ -1,6 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +10,7 @@ import { runCli } from '../../src/cli/run-cli.ts';
 import { openStore } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { OperatorService } from '../../src/operator/operator-service.ts';
+import { freePort } from '../support/free-port.ts';
 
 /**
  * issue 12 §5: every operator command runs while a real gateway process serves the same embedded
@@ -22,17 +22,6 @@ import { OperatorService } from '../../src/operator/operator-service.ts';
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('the operator CLI beside a running gateway on the embedded store', () => {
   let dataDir: string;
