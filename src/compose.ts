@@ -210,6 +210,9 @@ export async function composeGateway(
     async close() {
       for (const feature of features) await feature.stop?.();
       await app.close();
+      // Calls cut by the end of the shutdown grace settle what they delivered before the store
+      // closes (docs/decisions/0099).
+      await parts.billing.open?.allEnded();
       await limiter.close();
       // A last try for settlements still waiting; those that fail again stay on disk.
       await settlements.flush();

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { composeGateway } from './compose.ts';
+import { shutDown } from './composition/shut-down.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { DependencyUnreachableError } from './store/wait-for-dependency.ts';
 import { createLogStream } from './logging/create-log-stream.ts';
@@ -60,13 +61,15 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const deadline = setTimeout(() => {
-      app.log.warn('grace period over; exiting with requests still open');
+    // Cut calls get this long to write their settlements; a process that still cannot close
+    // after it exits anyway (their holds expire, docs/decisions/0099).
+    const lastResort = setTimeout(() => {
+      app.log.error('the stores did not close after the grace period; exiting');
       process.exit(1);
-    }, config.server.shutdownGraceMs);
-    deadline.unref();
-    gateway.close().then(
-      () => process.exit(0),
+    }, config.server.shutdownGraceMs + 10_000);
+    lastResort.unref();
+    shutDown(gateway, { graceMs: config.server.shutdownGraceMs }).then(
+      (code) => process.exit(code),
       (error: unknown) => {
         app.log.error({ err: error }, 'shutdown failed');
         process.exit(1);

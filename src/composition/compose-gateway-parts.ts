@@ -4,6 +4,7 @@ import type { SettlementOutbox } from '../billing/settlement-outbox.ts';
 import type { Config } from '../config/config-schema.ts';
 import { readProviderKey } from '../config/load-config.ts';
 import type { GatewayParts } from '../features/gateway-parts.ts';
+import { OpenSessions } from '../generation/open-sessions.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { UpstreamPools } from '../providers/shared/upstream-pool.ts';
 import type { Store } from '../store/store.ts';
@@ -35,6 +36,7 @@ export function composeGatewayParts(options: {
       limits: config.limits,
       holdTtlMs: config.billing.holdTtlSeconds * 1000,
       now,
+      open: new OpenSessions(),
     },
     providerKey: rememberProviderKeys(config, env),
     now,

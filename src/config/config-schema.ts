@@ -185,7 +185,10 @@ export const ConfigSchema = Type.Object(
           'Bytes of JSON request bodies being received at once, across all connections; 503 beyond it.',
         ),
         publicBaseUrl: Type.Optional(Type.String({ minLength: 1 })),
-        shutdownGraceMs: Positive(15_000, 'How long in-flight requests may finish on SIGTERM.'),
+        shutdownGraceMs: Positive(
+          15_000,
+          'How long in-flight requests may finish on SIGTERM; past it they are cut and charged for what they delivered.',
+        ),
         logLevel: Type.Union(
           ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) =>
             Type.Literal(level),

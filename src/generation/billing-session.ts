@@ -9,6 +9,7 @@ import type { Usage } from '../canonical/usage.ts';
 import type { LimitSet } from '../config/config-schema.ts';
 import type { RateLimiter, RateLimitLease } from '../limits/rate-limiter.ts';
 import { randomHex } from '../shared/random-hex.ts';
+import type { OpenSessions } from './open-sessions.ts';
 import { admitRequest } from './priced-call.ts';
 import type { UsageStore } from './usage-store.ts';
 
@@ -21,6 +22,8 @@ export interface BillingDependencies {
   limits: { token?: LimitSet; account?: LimitSet };
   holdTtlMs: number;
   now(): number;
+  /** Counts the sessions holding credits, so a closing gateway waits for their settlements. */
+  open?: OpenSessions;
 }
 
 export interface SessionStart {
@@ -156,6 +159,7 @@ export class BillingSession {
       );
     }
     this.#holdId = holdId;
+    this.#dependencies.open?.opened();
   }
 
   async #releaseLease(actualTokens: number): Promise<void> {
@@ -219,7 +223,11 @@ export class BillingSession {
         createdAt,
       },
     });
-    const [charged] = await Promise.all([settled, this.#releaseLease(totalTokens)]);
-    return charged?.charged ?? 0;
+    try {
+      const [charged] = await Promise.all([settled, this.#releaseLease(totalTokens)]);
+      return charged?.charged ?? 0;
+    } finally {
+      this.#dependencies.open?.ended();
+    }
   }
 }

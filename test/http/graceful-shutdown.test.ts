@@ -1,5 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shutDown } from '../../src/composition/shut-down.ts';
+import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
 import { startTestGateway, testModel } from '../support/test-gateway.ts';
 
@@ -34,5 +39,85 @@ describe('graceful shutdown', () => {
     await closing;
     expect(text).toContain('event: message_stop');
     await expect(request(`${address}/healthz`)).rejects.toThrow();
+  });
+
+  it('past the grace, cuts a stream still open and closes once what it delivered is charged', async () => {
+    // The store is opened here and its settlements slowed, so the test can read it once the
+    // gateway has closed and tell whether closing waited for the cut call's settlement.
+    const folder = await mkdtemp(path.join(tmpdir(), 'switchyard-grace-'));
+    const store = await openSqliteStore({ path: path.join(folder, 'switchyard.sqlite') });
+    const ledger = store.ledger;
+    const slowLedger = new Proxy(ledger, {
+      get(target, key) {
+        if (key === 'settle') {
+          return async (settlement: Parameters<typeof ledger.settle>[0]) => {
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            return target.settle(settlement);
+          };
+        }
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    try {
+      const gateway = await startTestGateway(
+        {
+          providers: { anthropic: { kind: 'anthropic', baseUrl: upstream.url } },
+          models: [testModel('claude', 'anthropic')],
+        },
+        { store: { ...store, ledger: slowLedger } },
+      );
+      const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+      const credits = 10_000_000;
+      const { token, accountId } = await gateway.createToken({ credits });
+      // 80 deltas 50 ms apart: four seconds of answer, far past the grace.
+      upstream.enqueue({
+        output: [{ text: 'once upon a time '.repeat(20) }],
+        usage: { input: 40, output: 400 },
+        chunkDelayMs: 50,
+      });
+      const response = await request(`${address}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': token, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'claude',
+          max_tokens: 1000,
+          stream: true,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      });
+      expect(response.statusCode).toBe(200);
+      let received = '';
+      let closing: Promise<number> | undefined;
+      try {
+        for await (const chunk of response.body) {
+          received += String(chunk);
+          closing ??= received.includes('text_delta')
+            ? shutDown(gateway, { graceMs: 300 })
+            : undefined;
+        }
+      } catch {
+        // The gateway cut the connection.
+      }
+      expect(await closing).toBe(1);
+      expect(received).toContain('text_delta');
+      expect(received).not.toContain('message_stop');
+
+      // Settled by the time the gateway closed: a record of the cut call, charged for its
+      // delivered part, and no hold left open.
+      const [record] = await store.usage.listUsage(accountId, 1);
+      expect(record).toMatchObject({ outcome: 'cancelled', shortfall: 0 });
+      expect(record?.outputTokens).toBeGreaterThan(0);
+      expect(record?.outputTokens).toBeLessThan(400);
+      expect(record?.cost).toBeGreaterThan(0);
+      expect(await store.ledger.getBalance(accountId)).toEqual({
+        balance: credits - (record?.cost ?? 0),
+        held: 0,
+        available: credits - (record?.cost ?? 0),
+      });
+    } finally {
+      await store.close();
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
