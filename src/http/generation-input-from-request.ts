@@ -1,11 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+import type { SessionSummary } from '../generation/billing-session.ts';
 import type { GenerationInput } from '../generation/generation-service.ts';
 import { bindCompletionFields, completionLogFields } from './completion-log-fields.ts';
 import { AbortHandle } from '../shared/abort-handle.ts';
 import type { SurfaceCodec } from '../surfaces/surface-codec.ts';
 
-/** Aborts the upstream call when the client disconnects before the answer is complete. */
+/**
+ * Aborts the upstream call when the connection closes before the answer is complete: the client
+ * left, or a stop past its grace cut it (docs/decisions/0099).
+ */
 function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortHandle {
   const controller = new AbortHandle();
   reply.raw.on('close', () => {
@@ -13,6 +17,20 @@ function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortHa
   });
   request.raw.on('aborted', () => controller.abort());
   return controller;
+}
+
+/**
+ * Fastify writes its "request completed" line when the response finishes; a response whose
+ * connection closed first never does. Such a call's line is written here once it has settled,
+ * with what it came to and `aborted: true`, so every generation has its line.
+ */
+function logCompletion(request: FastifyRequest, reply: FastifyReply, summary: SessionSummary) {
+  bindCompletionFields(request, completionLogFields(summary));
+  if (reply.raw.writableFinished || !reply.raw.destroyed) return;
+  reply.log.info(
+    { res: reply, responseTime: reply.elapsedTime, aborted: true },
+    'request completed',
+  );
 }
 
 /** The generation input of an authenticated HTTP request (its onRequest hook set the principal). */
@@ -32,6 +50,6 @@ export function generationInputFromRequest(
     signal: clientGoneSignal(request, reply),
     // Fastify's "request completed" line then names the model, tokens and cost beside the
     // status, duration and request id (pino child loggers take bindings after creation).
-    onSettled: (summary) => bindCompletionFields(request, completionLogFields(summary)),
+    onSettled: (summary) => logCompletion(request, reply, summary),
   };
 }

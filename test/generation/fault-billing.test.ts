@@ -11,6 +11,7 @@ import {
 import { openIsolatedPostgresStore, probePostgres } from '../support/isolated-test-stores.ts';
 import { parseServerSentEvents } from '../support/parse-sse.ts';
 import {
+  completionLine,
   settledUsageRecord,
   startTestGateway,
   testModel,
@@ -188,6 +189,13 @@ describe.each(stores)(
           }
           const record = await expectDeliveredCharge(accountId);
           expect(record.outcome).toBe('cancelled');
+          // Fastify writes no line for a response that never finished; the gateway does.
+          expect(completionLine(gateway, response.headers['request-id'])).toMatchObject({
+            outcome: 'cancelled',
+            outputTokens: record.outputTokens,
+            costMicroCredits: record.cost,
+            aborted: true,
+          });
         });
       }
     }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shutDown } from '../../src/composition/shut-down.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel } from '../support/test-gateway.ts';
+import { completionLine, startTestGateway, testModel } from '../support/test-gateway.ts';
 
 describe('graceful shutdown', () => {
   let upstream: FakeUpstream;
@@ -102,6 +102,10 @@ describe('graceful shutdown', () => {
       expect(await closing).toBe(1);
       expect(received).toContain('text_delta');
       expect(received).not.toContain('message_stop');
+      expect(completionLine(gateway, response.headers['request-id'])).toMatchObject({
+        outcome: 'cancelled',
+        aborted: true,
+      });
 
       // Settled by the time the gateway closed: a record of the cut call, charged for its
       // delivered part, and no hold left open.
