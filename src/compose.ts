@@ -121,6 +121,7 @@ export async function composeGateway(
   const { generation, feature: generationRoutes } = composeGeneration(parts, {
     compaction,
     responsesState,
+    metrics,
   });
 
   const { idempotency, feature: idempotencySweep } = composeIdempotency(parts, store.idempotency);

@@ -5,6 +5,7 @@ import { CountTokensService } from '../generation/count-tokens-service.ts';
 import { dialectPassthroughAdapters } from '../generation/dialect-passthrough-adapters.ts';
 import { GenerationService } from '../generation/generation-service.ts';
 import { PromptTokenizers } from '../generation/prompt-tokenizers.ts';
+import type { HttpMetrics } from '../http/http-metrics.ts';
 import { generationRoutes } from '../http/routes/generation-routes.ts';
 import { anthropicProvider } from '../providers/anthropic/anthropic-provider.ts';
 import { anthropicCountTokensPath } from '../providers/anthropic/convert-to-anthropic-count-tokens-request.ts';
@@ -44,7 +45,7 @@ export interface ComposedGeneration {
  */
 export function composeGeneration(
   parts: GatewayParts,
-  options: { compaction: CompactionService; responsesState: ResponsesState },
+  options: { compaction: CompactionService; responsesState: ResponsesState; metrics?: HttpMetrics },
 ): ComposedGeneration {
   const promptTokenizers = new PromptTokenizers();
   const countTokens = new CountTokensService({
@@ -86,6 +87,7 @@ export function composeGeneration(
           authenticator: parts.authenticator,
           generation,
           countTokens,
+          ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
           surfaces: { messages: messagesSurface, responses: responsesSurface, chat: chatSurface },
           schemas: {
             messagesRequest: messagesRequestSchema,

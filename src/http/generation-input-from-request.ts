@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import type { SessionSummary } from '../generation/billing-session.ts';
 import type { GenerationInput } from '../generation/generation-service.ts';
+import type { HttpMetrics } from './http-metrics.ts';
 import { bindCompletionFields, completionLogFields } from './completion-log-fields.ts';
 import { AbortHandle } from '../shared/abort-handle.ts';
 import type { SurfaceCodec } from '../surfaces/surface-codec.ts';
@@ -10,10 +11,23 @@ import type { SurfaceCodec } from '../surfaces/surface-codec.ts';
  * Aborts the upstream call when the connection closes before the answer is complete: the client
  * left, or a stop past its grace cut it (docs/decisions/0099).
  */
-function clientGoneSignal(request: FastifyRequest, reply: FastifyReply): AbortHandle {
+function clientGoneSignal(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  metrics: HttpMetrics | undefined,
+): AbortHandle {
   const controller = new AbortHandle();
   reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
+    if (reply.raw.writableFinished) return;
+    controller.abort();
+    // Fastify's onResponse, which counts requests, runs only for a response that finished. A
+    // left request is counted under 499, the status proxies give a client that closed its
+    // request, without a duration: its response never ended.
+    metrics?.requests.inc({
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: '499',
+    });
   });
   request.raw.on('aborted', () => controller.abort());
   return controller;
@@ -38,6 +52,7 @@ export function generationInputFromRequest(
   request: FastifyRequest,
   reply: FastifyReply,
   surface: SurfaceCodec,
+  metrics?: HttpMetrics,
 ): GenerationInput {
   return {
     surface,
@@ -47,7 +62,7 @@ export function generationInputFromRequest(
     principal: request.principal as NonNullable<FastifyRequest['principal']>,
     headers: request.headers,
     requestId: request.id,
-    signal: clientGoneSignal(request, reply),
+    signal: clientGoneSignal(request, reply, metrics),
     // Fastify's "request completed" line then names the model, tokens and cost beside the
     // status, duration and request id (pino child loggers take bindings after creation).
     onSettled: (summary) => logCompletion(request, reply, summary),

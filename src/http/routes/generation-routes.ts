@@ -4,6 +4,7 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import type { CountTokensService } from '../../generation/count-tokens-service.ts';
 import type { GenerationService } from '../../generation/generation-service.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
+import type { HttpMetrics } from '../http-metrics.ts';
 import { generationInputFromRequest } from '../generation-input-from-request.ts';
 import { requireToken } from '../require-token.ts';
 import { sendEventStream } from '../send-event-stream.ts';
@@ -12,6 +13,8 @@ export interface GenerationRouteDependencies {
   authenticator: Authenticator;
   generation: GenerationService;
   countTokens: CountTokensService;
+  /** Counts a request whose client left mid-answer, which Fastify's hooks never see. */
+  metrics?: HttpMetrics;
   surfaces: { messages: SurfaceCodec; responses: SurfaceCodec; chat: SurfaceCodec };
   schemas: {
     messagesRequest: TSchema;
@@ -35,7 +38,9 @@ export async function generationRoutes(
 
   const handler =
     (surface: SurfaceCodec) => async (request: FastifyRequest, reply: FastifyReply) => {
-      const reply_ = await generation.generate(generationInputFromRequest(request, reply, surface));
+      const reply_ = await generation.generate(
+        generationInputFromRequest(request, reply, surface, dependencies.metrics),
+      );
       reply.headers(reply_.headers);
       if (reply_.kind === 'json') return reply.code(200).send(reply_.body);
       sendEventStream(reply.code(200), reply_.events);
