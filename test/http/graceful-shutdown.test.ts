@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shutDown } from '../../src/composition/shut-down.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { completionLine, startTestGateway, testModel } from '../support/test-gateway.ts';
+import {
+  completionLine,
+  startTestGateway,
+  streamMessage,
+  testModel,
+} from '../support/test-gateway.ts';
 
 describe('graceful shutdown', () => {
   let upstream: FakeUpstream;
@@ -23,16 +28,7 @@ describe('graceful shutdown', () => {
     const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
     const { token } = await gateway.createToken({ credits: 10_000_000 });
     upstream.enqueue({ output: [{ text: 'a slow but complete answer' }], chunkDelayMs: 30 });
-    const response = await request(`${address}/v1/messages`, {
-      method: 'POST',
-      headers: { 'x-api-key': token, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'claude',
-        max_tokens: 50,
-        stream: true,
-        messages: [{ role: 'user', content: 'hi' }],
-      }),
-    });
+    const response = await streamMessage(address, token, { model: 'claude', maxTokens: 50 });
     expect(response.statusCode).toBe(200);
     const closing = gateway.close();
     const text = await response.body.text();
@@ -76,16 +72,7 @@ describe('graceful shutdown', () => {
         usage: { input: 40, output: 400 },
         chunkDelayMs: 50,
       });
-      const response = await request(`${address}/v1/messages`, {
-        method: 'POST',
-        headers: { 'x-api-key': token, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model: 'claude',
-          max_tokens: 1000,
-          stream: true,
-          messages: [{ role: 'user', content: 'hi' }],
-        }),
-      });
+      const response = await streamMessage(address, token, { model: 'claude', maxTokens: 1000 });
       expect(response.statusCode).toBe(200);
       let received = '';
       let closing: Promise<number> | undefined;

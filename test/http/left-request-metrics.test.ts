@@ -1,7 +1,11 @@
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
-import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
+import {
+  startTestGateway,
+  streamMessage,
+  testModel,
+  type TestGateway,
+} from '../support/test-gateway.ts';
 
 /**
  * Fastify counts a request in its onResponse hook, which runs only for a response that finished;
@@ -35,15 +39,9 @@ describe('request metrics of a client that leaves mid-answer', () => {
   it('counts it once, under 499, and a finished one under its status', async () => {
     const { token } = await gateway.createToken({ credits: 10_000_000 });
     const send = (signal?: AbortSignal) =>
-      request(`${address}/v1/messages`, {
-        method: 'POST',
-        headers: { 'x-api-key': token, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model: 'claude',
-          max_tokens: 500,
-          stream: true,
-          messages: [{ role: 'user', content: 'hi' }],
-        }),
+      streamMessage(address, token, {
+        model: 'claude',
+        maxTokens: 500,
         ...(signal !== undefined ? { signal } : {}),
       });
 

@@ -4,14 +4,13 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/compose.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { OperatorService } from '../../src/operator/operator-service.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
 import { freePort } from '../support/free-port.ts';
-import { testModel } from '../support/test-gateway.ts';
+import { streamMessage, testModel } from '../support/test-gateway.ts';
 
 /**
  * The README runs the gateway with `npm start`, and a process manager or a container stops it by
@@ -122,19 +121,9 @@ describe('npm start, stopped by a signal to npm', () => {
       usage: { input: 12, output: 20 },
       chunkDelayMs: 60,
     });
-    const answer = await request(`http://127.0.0.1:${port}/v1/messages`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'anthropic-version': '2023-06-01',
-        'x-api-key': token,
-      },
-      body: JSON.stringify({
-        model: 'claude-test',
-        max_tokens: 100,
-        stream: true,
-        messages: [{ role: 'user', content: 'hello' }],
-      }),
+    const answer = await streamMessage(`http://127.0.0.1:${port}`, token, {
+      model: 'claude-test',
+      maxTokens: 100,
     });
     expect(answer.statusCode).toBe(200);
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { request, type Dispatcher } from 'undici';
 import { composeGateway, type ComposeOptions, type Gateway } from '../../src/compose.ts';
 import type { Config } from '../../src/config/config-schema.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
@@ -115,6 +116,29 @@ export async function startTestGateway(
       return { token: created.token, accountId: account.id, apiKeyId: created.apiKey.id };
     },
   };
+}
+
+/** A streamed message-style request of one user turn, as a client sends it. */
+export function streamMessage(
+  baseUrl: string,
+  token: string,
+  options: { model: string; maxTokens: number; signal?: AbortSignal },
+): Promise<Dispatcher.ResponseData> {
+  return request(`${baseUrl}/v1/messages`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      'x-api-key': token,
+    },
+    body: JSON.stringify({
+      model: options.model,
+      max_tokens: options.maxTokens,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    }),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  });
 }
 
 /** A minimal valid model entry for tests. */
