@@ -11,7 +11,7 @@ import { assertMicroCredits } from '../../billing/micro-credits.ts';
 import type { SqliteBillingWrites } from './sqlite-billing-writes.ts';
 
 /**
- * The credits ledger of the one gateway process that owns an SQLite file (DESIGN.md §4
+ * The credits ledger of the one gateway process that owns an SQLite file (docs/architecture.md
  * "Embedded default"; the process lease in sqlite-process-lease.ts keeps a second one out).
  *
  * Holds live in this process's memory: they only matter while the process that placed them
