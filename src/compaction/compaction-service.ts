@@ -28,7 +28,7 @@ export interface CompactionDependencies extends ForwardDependencies {
 }
 
 type Generate = (input: GenerationInput) => Promise<GenerationReply>;
-/** Which of the two client variants asked (docs/clients.md, "Remote compaction"). */
+/** Which of the two client variants asked (docs/clients.md, "Compaction"). */
 type Variant = 'trigger' | 'compact';
 type Item = Record<string, unknown>;
 
