@@ -3,8 +3,9 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 /**
- * Import direction (DESIGN.md §5): shared ← canonical/wire ← surfaces/providers (never each
- * other) ← use cases ← http/cli ← compose/main. Only compose (and tests) import concrete stores.
+ * Import direction (docs/architecture.md, "Layers"): shared ← canonical/wire ← surfaces/providers
+ * (never each other) ← use cases ← http/cli ← compose/main. Only compose (and tests) import
+ * concrete stores.
  */
 const layer = (files, forbidden, message) => ({
   files,
@@ -61,12 +62,12 @@ export default tseslint.config(
       '**/store/**',
       '**/compose*',
     ],
-    'A surface codec never knows the upstream (DESIGN.md §1).',
+    'A surface codec never knows the upstream (docs/architecture.md).',
   ),
   layer(
     ['src/providers/**'],
     ['**/surfaces/**', '**/generation/**', '**/http/**', '**/cli/**', '**/store/**', '**/compose*'],
-    'A provider codec never knows the client dialect (DESIGN.md §1).',
+    'A provider codec never knows the client dialect (docs/architecture.md).',
   ),
   layer(
     [
@@ -86,7 +87,8 @@ export default tseslint.config(
     'Use cases do not import the HTTP layer, the CLI or concrete stores.',
   ),
   layer(
-    // Feature folders (DESIGN.md §3) carry their own route plugin, so they may use the HTTP layer.
+    // Feature folders (docs/architecture.md) carry their own route plugin, so they may use the HTTP
+    // layer.
     ['src/http/**', 'src/cli/**', 'src/features/**'],
     ['**/store/sqlite/**', '**/store/postgres/**', '**/store/redis/**', '**/store/kysely/**'],
     'Only compose chooses concrete stores.',

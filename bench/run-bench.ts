@@ -222,7 +222,7 @@ async function main(): Promise<number> {
       };
     });
     const slow = scenarios.find((scenario) => scenario.slow);
-    // Part of the slow-stream scenario: measured when the gateway serves it (issue 14, item 1).
+    // Part of the slow-stream scenario: measured when the gateway serves it.
     let firstText: FirstText[] | undefined;
     if (plan.some(({ scenario, target }) => scenario.slow && target === 'gateway')) {
       firstText = summarizeFirstText(await measureFirstText(running, settings.firstTextRequests));

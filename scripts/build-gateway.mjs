@@ -55,8 +55,8 @@ await build({
 });
 // V8 keeps each module's source text for the life of the process, one byte a character only if
 // every character is ASCII. esbuild escapes non-ASCII in strings but keeps comments as written, and
-// one `§` in a comment doubled the build's resident text; replaced one for one (a character outside
-// the BMP by two), so columns, and the source map, stay right.
+// one section sign (U+00A7) in a comment doubled the build's resident text; replaced one for one (a
+// character outside the BMP by two), so columns, and the source map, stay right.
 for (const file of await readdir(dist, { recursive: true })) {
   if (!file.endsWith('.js')) continue;
   const path = new URL(file, dist);

@@ -43,16 +43,19 @@ export interface Gateway {
   store: Store;
   catalog: ModelCatalog;
   operator: OperatorService;
-  /** Stored files (issue 16): what features call to store, protect and read files. */
+  /** Stored files (docs/decisions/0050): what features call to store, protect and read files. */
   storage: StorageService;
-  /** Image generation (issue 17), for the MCP tools; undefined when no image models are configured. */
+  /**
+   * Image generation (docs/images.md), for the MCP tools; undefined when no image models are
+   * configured.
+   */
   images: ImageService | undefined;
   /** Stops background work and closes the app and the stores. */
   close(): Promise<void>;
 }
 
 export interface ComposeOptions {
-  /** Told when start-up waits for an unreachable store (issue 13 §4). */
+  /** Told when start-up waits for an unreachable store (docs/decisions/0021). */
   warn?: StartupWarn;
   env?: NodeJS.ProcessEnv;
   logger?: FastifyServerOptions['logger'];
@@ -66,9 +69,9 @@ export interface ComposeOptions {
 }
 
 /**
- * The composition root: the only place that chooses concrete adapters (DESIGN.md §5). It reads
- * as a list: the stores, the shared parts, the services, then one `GatewayFeature` per group of
- * routes and background work. A feature folder adds one line to `features`.
+ * The composition root: the only place that chooses concrete adapters (docs/architecture.md). It
+ * reads as a list: the stores, the shared parts, the services, then one `GatewayFeature` per group
+ * of routes and background work. A feature folder adds one line to `features`.
  */
 export async function composeGateway(
   config: Config,
@@ -77,7 +80,7 @@ export async function composeGateway(
   const env = options.env ?? process.env;
   const adminToken = readAdminToken(config, env);
   if (adminToken?.startsWith('sy_')) {
-    // issue 2 §4: the admin credential is never a client token.
+    // The admin credential is never a client token.
     throw new Error(
       `${config.admin.tokenEnv} looks like a client token (sy_…); choose a separate secret.`,
     );
@@ -197,7 +200,8 @@ export async function composeGateway(
       processMetrics: options.processMetrics ?? false,
     },
   );
-  // Issue 12 §3: settlements a previous run could not write land before new traffic settles.
+  // docs/decisions/0017: settlements a previous run could not write land before new traffic
+  // settles.
   await settlements.replay();
   for (const feature of features) feature.start?.();
 

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     });
   } catch (error) {
     if (!(error instanceof DependencyUnreachableError)) throw error;
-    // issue 13 §4: one line naming the dependency and its address, no stack, no credential.
+    // docs/decisions/0021: one line naming the dependency and its address, no stack, no credential.
     const { dependency, address, reason } = error;
     startupLog.fatal({ dependency, address, reason }, error.message);
     startupLog.flush();

@@ -118,7 +118,7 @@ function largeMessagesBody(model: string): string {
 }
 
 /**
- * Three questions, one of each kind (spec §2.6); the mock answers them with a tool call
+ * Three questions, one of each kind (docs/evaluation.md); the mock answers them with a tool call
  * (mock-upstream-bodies.ts EVALUATION_JSON).
  */
 function evaluationBody(): string {

@@ -26,7 +26,7 @@ export const IMAGE_JOB_MS = 2000;
 
 export type UpstreamDialect = 'anthropic' | 'openai-chat' | 'openai-responses';
 
-/** One model per upstream dialect on the slow mock, for the time to first text (issue 14). */
+/** One model per upstream dialect on the slow mock, for the time to first text. */
 export const SLOW_MODEL_BY_DIALECT: Record<UpstreamDialect, string> = {
   anthropic: 'bench-claude-slow',
   'openai-chat': 'bench-chat-slow',

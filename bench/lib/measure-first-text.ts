@@ -1,5 +1,5 @@
 /**
- * Time to first text on the slow upstream (issue 14, item 1): a message-style client
+ * Time to first text on the slow upstream (docs/performance.md): a message-style client
  * (`POST /v1/messages`, `stream: true`) through the gateway towards each upstream dialect, next
  * to the slow mock's own first text in that dialect. A few requests one after another, each
  * timed with performance.now() from the request's start to its first text delta.

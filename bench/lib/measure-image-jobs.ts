@@ -1,5 +1,5 @@
 /**
- * The image job scenario (issue 17, docs/performance.md): N image generations submitted at once
+ * The image job scenario (docs/performance.md): N image generations submitted at once
  * to a job-style upstream that keeps each pending for seconds; every job is polled to its end.
  * Reports jobs per second from the first submit to the last finish, the gateway's peak RSS, and
  * whether the ledger charged exactly N × the price (read with the operator CLI).

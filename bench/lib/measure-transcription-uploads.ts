@@ -1,8 +1,8 @@
 /**
- * The transcription upload scenario (issue 18): 20 clients each upload a 25 MiB WAV at once to
- * POST /v1/audio/transcriptions, and the gateway's RSS is sampled throughout. The gateway streams
- * each upload to a spool file and from there to the upstream, so its peak should stay near its
- * idle RSS plus the chunks in flight, far from 20 × 25 MiB.
+ * The transcription upload scenario (docs/performance.md): 20 clients each upload a 25 MiB WAV at
+ * once to POST /v1/audio/transcriptions, and the gateway's RSS is sampled throughout. The gateway
+ * streams each upload to a spool file and from there to the upstream, so its peak should stay near
+ * its idle RSS plus the chunks in flight, far from 20 × 25 MiB.
  */
 import { request } from 'node:http';
 

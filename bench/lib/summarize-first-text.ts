@@ -1,5 +1,5 @@
 /**
- * The time-to-first-text figures of the slow-stream scenario (issue 14): p50 per upstream dialect,
+ * The time-to-first-text figures of the slow-stream scenario: p50 per upstream dialect,
  * the gateway's and the slow mock's own, the difference, and its budget.
  */
 import type { FirstTextSamples } from './measure-first-text.ts';
@@ -18,7 +18,7 @@ export interface FirstText {
   gatewayMs: number[];
 }
 
-/** What the gateway may add to the upstream's time to first text (issue 14, item 1). */
+/** What the gateway may add to the upstream's time to first text (docs/performance.md). */
 export const FIRST_TEXT_BUDGET_MS = 50;
 
 function p50(values: number[]): number {

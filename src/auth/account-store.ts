@@ -1,7 +1,7 @@
 export interface Account {
   id: string;
   name: string;
-  /** Administrator accounts may hold `connected` tokens (spec §1, §4.13). */
+  /** Administrator accounts may hold `connected` tokens (docs/api.md). */
   isAdmin: boolean;
   createdAt: number;
 }

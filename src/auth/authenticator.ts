@@ -33,8 +33,8 @@ export interface AuthenticatorOptions {
 
 /**
  * Resolves a client token to its key record and account, then checks the route's interface and
- * permission (spec §5). Order of checks: shape (no I/O), lookup, disabled, expired, interface
- * (400, spec §5.6), permission (401, spec §5.7).
+ * permission (docs/api.md). Order of checks: shape (no I/O), lookup, disabled, expired, interface
+ * (400), permission (401).
  */
 export class Authenticator {
   readonly #apiKeys: ApiKeyStore;
@@ -114,8 +114,8 @@ export class Authenticator {
 }
 
 /**
- * The token from `x-api-key` or `Authorization: Bearer` (spec §5.2–5.3; the message-style SDK 1.x
- * sends Bearer, CLIENTS.md). `x-api-key` wins when both are sent.
+ * The token from `x-api-key` or `Authorization: Bearer` (docs/api.md; the message-style SDK 1.x
+ * sends Bearer, docs/clients.md). `x-api-key` wins when both are sent.
  */
 export function readCredential(
   headers: Record<string, string | string[] | undefined>,

@@ -1,7 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Client tokens (spec §5.1): a fixed service prefix, 190 bits of randomness and a CRC-32
+ * Client tokens (docs/api.md): a fixed service prefix, 190 bits of randomness and a CRC-32
  * checksum, all base62: `sy_` + 32 random characters + 6 checksum characters. The checksum lets
  * the gateway refuse a mistyped or foreign token without touching the database.
  */

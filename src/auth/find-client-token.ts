@@ -5,7 +5,7 @@ const separator = clientTokenPrefix.at(-1) as string;
 
 /**
  * Whether `text` holds anything shaped like a client token: the prefix followed by characters
- * whose checksum matches (spec §5.4), so no store is read. The scan jumps from one `_` to the
+ * whose checksum matches (docs/api.md), so no store is read. The scan jumps from one `_` to the
  * next with indexOf and checks the prefix only there: `_` is far rarer than `s` in request text,
  * and indexOf('sy_') cost about ten times as much on an 82 KB body (docs/performance.md).
  */
@@ -59,7 +59,7 @@ const tokenLikePattern = new RegExp(
 
 /**
  * `text` with everything that looks like a client token replaced, checksum or not: a log line
- * must not carry a token even when it was mistyped (spec §5.4).
+ * must not carry a token even when it was mistyped (docs/api.md).
  */
 export function redactClientTokens(text: string): string {
   if (!text.includes(clientTokenPrefix)) return text;

@@ -1,4 +1,4 @@
-/** The permission labels of spec §4, attached to operations; a token may carry any of them. */
+/** The permission labels of docs/api.md, attached to operations; a token may carry any of them. */
 export const permissions = [
   'model:read',
   'inference:inspect',
@@ -16,8 +16,8 @@ export function isPermission(value: string): value is Permission {
 }
 
 /**
- * Spec §5.6: a token is tied to one interface. `credits` is the client API of spec §4;
- * `connected` the administrator-only provider-connected routes of spec §4.13.
+ * A token is tied to one interface (docs/api.md). `credits` is the client API;
+ * `connected` the administrator-only provider-connected routes (docs/decisions/0010).
  */
 export const tokenInterfaces = ['credits', 'connected'] as const;
 export type TokenInterface = (typeof tokenInterfaces)[number];

@@ -1,7 +1,7 @@
 import type { SettlementResult } from './credit-ledger.ts';
 
 /**
- * Issue 12 §1: a settlement charges at most what the account can still cover — its own hold
+ * A settlement charges at most what the account can still cover — its own hold
  * plus the balance not reserved by other holds (`coverable` = balance − the other open holds).
  * The rest of the cost is the shortfall: recorded and counted, never charged into the negative.
  */

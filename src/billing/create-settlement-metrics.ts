@@ -9,7 +9,7 @@ export interface SettlementMetrics {
 }
 
 /**
- * Issue 12 §1 and §3 on GET /metrics: the price that neither hold nor balance covered (never
+ * On GET /metrics (docs/decisions/0017): the price that neither hold nor balance covered (never
  * charged: something to look at, since holds are sized never to allow it) and the settlements
  * waiting for the store.
  */

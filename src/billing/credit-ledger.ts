@@ -1,5 +1,5 @@
 /**
- * The credits ledger port (DESIGN.md §2 "Money"). Amounts are integer micro-credits, never
+ * The credits ledger port (docs/architecture.md). Amounts are integer micro-credits, never
  * floats. Entries are append-only; the balance is an aggregate maintained with each entry so the
  * request path never sums history. A hold reserves part of the available balance atomically, so
  * concurrent requests can never overspend it, on one process or many.
@@ -64,7 +64,7 @@ export interface CreditLedger {
   /**
    * Appends a grant or adjustment entry and updates the balance in one transaction. Refuses,
    * changing nothing, an entry that would leave the balance past Number.MAX_SAFE_INTEGER
-   * (either sign), or below zero unless `allowNegative` (issue 12 §1: only an operator's explicit
+   * (either sign), or below zero unless `allowNegative` (only an operator's explicit
    * choice may take a balance below zero).
    */
   appendEntry(
@@ -80,10 +80,10 @@ export interface CreditLedger {
   /**
    * Settles one call in one transaction: closes its hold when still open, charges the cost as a
    * usage entry and writes its usage record. The charge never exceeds what the hold and the
-   * balance still cover (issue 12 §1): the rest is the shortfall, recorded on the usage record and
-   * never charged, so no balance goes below zero through client traffic. A hold that is no longer
-   * open (the sweeper released it during a long call) is charged the same way without it. The
-   * settlement's id makes it idempotent: settling an id that already landed changes nothing and
+   * balance still cover (docs/decisions/0017): the rest is the shortfall, recorded on the usage
+   * record and never charged, so no balance goes below zero through client traffic. A hold that is
+   * no longer open (the sweeper released it during a long call) is charged the same way without it.
+   * The settlement's id makes it idempotent: settling an id that already landed changes nothing and
    * answers what was charged then, so a settlement whose outcome was lost may be retried.
    */
   settle(settlement: Settlement): Promise<SettlementResult>;

@@ -1,11 +1,13 @@
-/** Integer micro-credits (DESIGN.md §2): 1 credit = 1 000 000 micro-credits. Never floats. */
+/**
+ * Integer micro-credits (docs/architecture.md): 1 credit = 1 000 000 micro-credits. Never floats.
+ */
 export const microPerCredit = 1_000_000;
 
 /**
  * Parses a decimal credit amount ("10", "-2.5", "0.000001") into micro-credits exactly, without
  * passing through a float. Returns undefined for anything else, including an amount past
  * Number.MAX_SAFE_INTEGER micro-credits (about 9 007 million credits), which no number holds
- * exactly (issue 12 §1).
+ * exactly.
  */
 export function parseCredits(text: string): number | undefined {
   const match = /^(-?)(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text.trim());
@@ -25,7 +27,10 @@ export function formatCredits(micro: number): string {
   return `${sign}${whole}.${fraction}`;
 }
 
-/** DESIGN.md §2: money is integer micro-credits, never floats. Throws a RangeError otherwise. */
+/**
+ * docs/architecture.md: money is integer micro-credits, never floats. Throws a RangeError
+ * otherwise.
+ */
 export function assertMicroCredits(
   value: number,
   what: string,

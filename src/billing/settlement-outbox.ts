@@ -7,7 +7,8 @@ export interface SettlementOutboxOptions {
   ledger: CreditLedger;
   /**
    * Where settlements that could not be written wait, one JSON file each, so that a restart
-   * replays them (issue 12 §3). Undefined keeps them in memory only (tests, throwaway stores).
+   * replays them (docs/decisions/0017). Undefined keeps them in memory only (tests, throwaway
+   * stores).
    */
   directory: string | undefined;
   /** How long to wait before trying the waiting settlements again. */
@@ -25,8 +26,8 @@ export interface SettlementOutboxOptions {
 const fileSuffix = '.settlement.json';
 
 /**
- * Issue 12 §3: a settlement that cannot be written (the store is down, a write fails) is kept
- * and retried until it lands, and the caller is never failed for it, so a client's stream ends
+ * docs/decisions/0017: a settlement that cannot be written (the store is down, a write fails) is
+ * kept and retried until it lands, and the caller is never failed for it, so a client's stream ends
  * cleanly whatever the store does. Kept settlements are written to a file of their own before
  * the caller goes on, and replayed at start (`replay`) and on every retry: a crash or a restart
  * loses none. A replay can never charge twice: CreditLedger.settle is idempotent per settlement

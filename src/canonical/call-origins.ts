@@ -3,8 +3,8 @@ import type { GenerationCall, TranslationIssue } from './generation-call.ts';
 /**
  * Where each piece of a canonical call came from in the client's body, so that an issue a
  * provider codec reports in canonical terms (`topK`, `messages[1].content[0]`) names the client's
- * own field in its own dialect (`top_k`, `input[1]`, `messages[1].reasoning_content`; issue 14
- * §5). Surface decoders record it as they build the call; it is never sent anywhere.
+ * own field in its own dialect (`top_k`, `input[1]`, `messages[1].reasoning_content`). Surface
+ * decoders record it as they build the call; it is never sent anywhere.
  */
 export class CallOrigins {
   readonly #paths = new WeakMap<object, string>();

@@ -1,8 +1,8 @@
 /**
- * One catalogue of error codes → status → message (spec §7, STYLE.md §6). Surfaces render an
+ * One catalogue of error codes → status → message (docs/api.md), in one place. Surfaces render an
  * entry in shape A (`{error:{type,message,code}}`) or shape B (`{type:"error",error:{type,message}}`).
  * `type` is the dialect-neutral error type both shapes carry; message-style clients map their
- * behaviour on it (CLIENTS.md: 401 authentication_error, 429 rate_limit_error, ...).
+ * behaviour on it (docs/clients.md: 401 authentication_error, 429 rate_limit_error, ...).
  */
 export const errorCatalogue = {
   invalid_request: { status: 400, type: 'invalid_request_error', message: 'Invalid request.' },
@@ -49,7 +49,7 @@ export const errorCatalogue = {
     type: 'invalid_request_error',
     message: 'The previous response was not found.',
   },
-  // docs/transcription.md: only RIFF/WAVE audio is accepted (spec §2.9).
+  // docs/transcription.md: only RIFF/WAVE audio is accepted.
   unsupported_audio_format: {
     status: 400,
     type: 'invalid_request_error',

@@ -1,10 +1,12 @@
 /**
  * The canonical generation call: our own hub between the three client dialects and the upstream
- * dialects (DESIGN.md §1). Surface codecs decode into it, provider codecs encode from it. It is
- * deliberately not any vendor's format.
+ * dialects (docs/architecture.md). Surface codecs decode into it, provider codecs encode from it.
+ * It is deliberately not any vendor's format.
  */
 
-/** A cache breakpoint on a part or a tool (spec 5.3). `ttl` absent means the five-minute default. */
+/**
+ * A cache breakpoint on a part or a tool (docs/api.md). `ttl` absent means the five-minute default.
+ */
 export interface CacheHint {
   ttl?: '5m' | '1h';
 }

@@ -6,7 +6,7 @@ export interface GenerationError {
   status: number;
   type: string;
   message: string;
-  /** Seconds, integer ≥ 1, for 429 and 503 (spec §7). */
+  /** Seconds, integer ≥ 1, for 429 and 503 (docs/api.md). */
   retryAfter?: number;
   /** Structured detail, e.g. the translation issues behind an `unrepresentable_field`. */
   details?: unknown;
@@ -50,7 +50,7 @@ export class ApiError extends Error {
 
 export type ErrorShape = 'A' | 'B';
 
-/** Renders an error body in the shape of the route family (spec §2.1). */
+/** Renders an error body in the shape of the route family (docs/api.md). */
 export function renderErrorBody(error: GenerationError, shape: ErrorShape): unknown {
   if (shape === 'B') {
     return {

@@ -3,9 +3,10 @@ import type { GenerationError } from './generation-error.ts';
 import type { Usage } from './usage.ts';
 
 /**
- * The typed parts of a generation stream, addressed by id (DESIGN.md §1). A provider decoder
- * emits them without knowing the client dialect; a surface encoder renders them without knowing
- * the upstream. Blocks never interleave their start/end unless ids differ (parallel tool calls).
+ * The typed parts of a generation stream, addressed by id (docs/architecture.md). A provider
+ * decoder emits them without knowing the client dialect; a surface encoder renders them without
+ * knowing the upstream. Blocks never interleave their start/end unless ids differ (parallel tool
+ * calls).
  */
 export type StreamPart =
   | {

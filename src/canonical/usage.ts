@@ -1,8 +1,8 @@
 /**
- * Usage normalised across dialects (DESIGN.md §2). Every dialect counts differently: Anthropic's
- * `input_tokens` excludes cache reads and writes, OpenAI's includes cached reads. Here `total` is
- * always the whole prompt and the parts add up to it: total = noCache + cacheRead + cacheWrite5m +
- * cacheWrite1h.
+ * Usage normalised across dialects (docs/architecture.md). Every dialect counts differently:
+ * Anthropic's `input_tokens` excludes cache reads and writes, OpenAI's includes cached reads. Here
+ * `total` is always the whole prompt and the parts add up to it: total = noCache + cacheRead +
+ * cacheWrite5m + cacheWrite1h.
  */
 export interface Usage {
   inputTokens: {

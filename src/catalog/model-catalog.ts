@@ -79,8 +79,8 @@ export class ModelCatalog {
   }
 
   /**
-   * Cursor pagination (spec §4.1): `afterId` starts after that model, `beforeId` ends before it.
-   * An unknown cursor yields an empty page rather than restarting from the top.
+   * Cursor pagination of GET /v1/models: `afterId` starts after that model, `beforeId` ends before
+   * it. An unknown cursor yields an empty page rather than restarting from the top.
    */
   page(options: {
     limit: number;

@@ -61,9 +61,9 @@ const list = (value: string) =>
     .filter((item) => item !== '');
 
 /**
- * The operator commands (issue 2 §4) as a pure function of argv and an OperatorService, so tests
- * run them in-process. Returns the exit code. `--json` prints what the admin API answers for the
- * same command (present-operator-records.ts). Given a function, the service is only opened by a
+ * The operator commands (docs/operations.md) as a pure function of argv and an OperatorService, so
+ * tests run them in-process. Returns the exit code. `--json` prints what the admin API answers for
+ * the same command (present-operator-records.ts). Given a function, the service is only opened by a
  * command that needs it, so `--help` and usage errors never touch the store.
  */
 export async function runCli(

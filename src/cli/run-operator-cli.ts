@@ -8,7 +8,8 @@ let store: Store | undefined;
 const openOperator = async (): Promise<OperatorService> => {
   try {
     const { config } = loadConfig();
-    // issue 12 §5: never the owner, so every command runs beside a gateway on the same file.
+    // Never the owner, so every command runs beside a gateway on the same file
+    // (docs/decisions/0014).
     store = await openStore(config, { owner: false });
   } catch (error) {
     process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);

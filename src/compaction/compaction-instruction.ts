@@ -1,5 +1,5 @@
 /**
- * The gateway's own compaction (spec §4.5, docs/decisions/0013): one more user turn at the end of
+ * The gateway's own compaction (docs/decisions/0013): one more user turn at the end of
  * the conversation asks the model for a summary that replaces the history. At the end, not in
  * `instructions`, so the request keeps the prefix of the conversation's earlier turns and the
  * upstream's prompt cache still applies.

@@ -28,7 +28,7 @@ export interface CompactionDependencies extends ForwardDependencies {
 }
 
 type Generate = (input: GenerationInput) => Promise<GenerationReply>;
-/** Which of the two client variants asked (CLIENTS.md, "Remote compaction"). */
+/** Which of the two client variants asked (docs/clients.md, "Compaction"). */
 type Variant = 'trigger' | 'compact';
 type Item = Record<string, unknown>;
 
@@ -73,7 +73,7 @@ function mintCompactionItemId(): string {
 }
 
 /**
- * Compaction for responses-style clients (spec §4.5, CLIENTS.md, docs/decisions/0013), both
+ * Compaction for responses-style clients (docs/clients.md, docs/decisions/0013), both
  * variants: `POST /v1/responses/compact`, and a `/v1/responses` request whose input ends with
  * `compaction_trigger`. A model whose first deployment forwards compaction is compacted by its
  * upstream; any other by the gateway, with a summary turn through the normal pipeline. Either way

@@ -34,8 +34,8 @@ const refusals: Record<Exclude<OpenedCompaction, { ok: true }>['reason'], string
  * Replaces each gateway compaction item of a responses `input` by what the upstream understands
  * (docs/translation.md, "Compaction"): a summary the gateway wrote becomes a user message carrying
  * it, on every route; an item an upstream made gets its own `encrypted_content` back, for that
- * upstream only. Anything that does not open is refused, never dropped (spec §1). Other items are
- * returned as they are, in order.
+ * upstream only. Anything that does not open is refused, never dropped (docs/api.md). Other items
+ * are returned as they are, in order.
  */
 export function expandCompactionItems(
   items: readonly unknown[],

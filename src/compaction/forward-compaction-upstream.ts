@@ -52,9 +52,9 @@ const isJson = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * Compaction by an upstream that implements `/v1/responses/compact` (docs/decisions/0013), paid
- * like any call (DESIGN.md §2): admitted by the rate limiter, the worst case held, the upstream's
- * usage settled and recorded; a failed call costs nothing. The next deployment is tried on the
- * failures that allow it, as the generation pipeline does.
+ * like any call (docs/architecture.md): admitted by the rate limiter, the worst case held, the
+ * upstream's usage settled and recorded; a failed call costs nothing. The next deployment is tried
+ * on the failures that allow it, as the generation pipeline does.
  */
 export async function forwardCompactionUpstream(
   dependencies: ForwardDependencies,

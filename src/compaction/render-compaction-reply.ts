@@ -36,7 +36,7 @@ function responseObject(answer: CompactionAnswer, completed: boolean): ResponseO
 }
 
 /**
- * The answer to a request whose input ends with `compaction_trigger` (CLIENTS.md: exactly one
+ * The answer to a request whose input ends with `compaction_trigger` (docs/clients.md: exactly one
  * `compaction` output item), in the responses event sequence when streamed: created, in
  * progress, the item added and done, completed (with the item and the usage), numbered from 0.
  */

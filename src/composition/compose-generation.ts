@@ -40,8 +40,8 @@ export interface ComposedGeneration {
 }
 
 /**
- * The generation pipeline: the three surfaces over the three providers (DESIGN.md §1). A new
- * provider codec is added to `providers` here; a new surface, to `surfaces` and the schemas.
+ * The generation pipeline: the three surfaces over the three providers (docs/architecture.md). A
+ * new provider codec is added to `providers` here; a new surface, to `surfaces` and the schemas.
  */
 export function composeGeneration(
   parts: GatewayParts,

@@ -4,7 +4,7 @@ import type { GatewayFeature } from '../features/gateway-feature.ts';
 import type { GatewayParts } from '../features/gateway-parts.ts';
 
 /**
- * DESIGN.md §2: holds that outlive a crash or a lost settle expire and are released; the
+ * docs/architecture.md: holds that outlive a crash or a lost settle expire and are released; the
  * settlements still waiting for the store are tried again on the same beat.
  */
 export function composeHoldExpiry(

@@ -5,7 +5,7 @@ import { IdempotencyService } from '../idempotency/idempotency-service.ts';
 import { startIdempotencySweep } from '../idempotency/sweep-expired-idempotency-entries.ts';
 
 export interface ComposedIdempotency {
-  /** Shared by every feature that takes an idempotency key (DESIGN.md §3). */
+  /** Shared by every feature that takes an idempotency key (docs/architecture.md). */
   idempotency: IdempotencyService;
   /** The sweep of expired keys, in bounded batches. */
   feature: GatewayFeature;

@@ -12,8 +12,8 @@ export interface ComposedRateLimiter {
 
 /**
  * Redis when `store.redisUrl` is set and limits are configured (limits shared by every replica),
- * else in memory. issue 13 §4: Redis holds only the shared rate limits, so without limits it is
- * not used, and neither readiness nor start-up depends on it.
+ * else in memory. docs/decisions/0021: Redis holds only the shared rate limits, so without limits
+ * it is not used, and neither readiness nor start-up depends on it.
  */
 export async function composeRateLimiter(
   config: Config,

@@ -6,8 +6,8 @@ import type { Config } from '../config/config-schema.ts';
 import type { HttpMetrics } from '../http/http-metrics.ts';
 
 /**
- * Settlements the store could not take are kept and retried until they land (issue 12 §3,
- * docs/decisions/0017), with their metrics beside the HTTP ones.
+ * Settlements the store could not take are kept and retried until they land
+ * (docs/decisions/0017), with their metrics beside the HTTP ones.
  */
 export function composeSettlements(options: {
   config: Config;

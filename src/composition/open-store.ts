@@ -8,8 +8,8 @@ import { waitForDependency } from '../store/wait-for-dependency.ts';
 export type StartupWarn = (message: string, fields: Record<string, unknown>) => void;
 
 /**
- * The configured store adapter (DESIGN.md §5: only the composition root chooses one). The gateway
- * owns an embedded store (decision 0014); the operator CLI opens it beside the gateway with
+ * The configured store adapter (docs/architecture.md: only the composition root chooses one). The
+ * gateway owns an embedded store (decision 0014); the operator CLI opens it beside the gateway with
  * `owner: false`, going through the durable ledger.
  */
 export async function openStore(

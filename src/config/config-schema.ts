@@ -121,7 +121,7 @@ export const LimitSetSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Headers and timeouts shared by the connected-provider upstreams (spec §4.13). */
+/** Headers and timeouts shared by the connected-provider upstreams (docs/decisions/0010). */
 const connectedUpstreamFields = {
   apiKeyEnv: Type.Optional(
     Type.String({
@@ -173,7 +173,7 @@ export const ConfigSchema = Type.Object(
         host: Type.String({ default: '0.0.0.0' }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
         bodyLimitBytes: Positive(32 * 1024 * 1024, 'Largest accepted request body.'),
-        // issue 13 §1: what a slow, stalled or flooding client can hold (docs/operations.md).
+        // What a slow, stalled or flooding client can hold (docs/operations.md).
         requestReceiveTimeoutMs: Type.Integer({
           minimum: 0,
           default: 60_000,
@@ -259,7 +259,7 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     connected: ConnectedConfigSchema,
-    // Typed evaluation (spec §2.6, §4.7; docs/evaluation.md): absent, the route does not exist.
+    // Typed evaluation (docs/evaluation.md): absent, the route does not exist.
     evaluation: Type.Optional(
       Type.Object(
         {

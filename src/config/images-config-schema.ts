@@ -42,7 +42,7 @@ const ImagePriceSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** One image model of the catalog (spec §2.8, §4.9). */
+/** One image model of the catalog (docs/images.md). */
 export const ImageModelConfigSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, description: 'The id clients send as `model`.' }),
@@ -100,7 +100,7 @@ export const ImageModelConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Image generation (spec §2.8, §4.9; docs/images.md): absent, the image routes do not exist. */
+/** Image generation (docs/images.md): absent, the image routes do not exist. */
 export const ImagesConfigSchema = Type.Optional(
   Type.Object(
     {

@@ -23,7 +23,7 @@ export const SearchProviderConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Web search (spec §2.7, §4.8; docs/search.md): absent, POST /v1/search does not exist. */
+/** Web search (docs/search.md): absent, POST /v1/search does not exist. */
 export const SearchConfigSchema = Type.Optional(
   Type.Object(
     {

@@ -34,7 +34,7 @@ export const S3BlobStoreConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** File storage (issue 16; spec §4.12, §8). */
+/** File storage (docs/api.md, "Stored files"; docs/decisions/0050). */
 export const StorageConfigSchema = Type.Object(
   {
     blobStore: Type.Union([FilesystemBlobStoreConfigSchema, S3BlobStoreConfigSchema], {
@@ -43,7 +43,7 @@ export const StorageConfigSchema = Type.Object(
     quotaBytes: Type.Integer({
       minimum: 0,
       default: 5 * 1024 ** 3,
-      description: 'Quota of an account without one of its own (spec §8: 5 GiB).',
+      description: 'Quota of an account without one of its own (default 5 GiB).',
     }),
     retentionDays: Type.Integer({
       minimum: 1,
@@ -58,7 +58,7 @@ export const StorageConfigSchema = Type.Object(
     sweepIntervalSeconds: Type.Integer({
       minimum: 1,
       default: 300,
-      description: 'How often expired files and pending deletions are removed (spec §8).',
+      description: 'How often expired files and pending deletions are removed.',
     }),
     sweepBatchSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
     uploadTimeoutSeconds: Type.Integer({

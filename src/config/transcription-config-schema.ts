@@ -44,7 +44,7 @@ export const TranscriptionModelConfigSchema = Type.Object(
 );
 
 /**
- * Audio transcription (spec §2.9, §4.10; docs/transcription.md): absent, POST
+ * Audio transcription (docs/transcription.md): absent, POST
  * /v1/audio/transcriptions does not exist.
  */
 export const TranscriptionConfigSchema = Type.Optional(

@@ -23,8 +23,8 @@ export interface TranscriptionRequest {
 }
 
 /**
- * Client headers that travel upstream. spec §4.13: the body keeps its original content type, so
- * a multipart boundary arrives intact; the client's credential never leaves the gateway.
+ * Client headers that travel upstream. docs/decisions/0010: the body keeps its original content
+ * type, so a multipart boundary arrives intact; the client's credential never leaves the gateway.
  */
 const forwardedRequestHeaders = [
   'content-type',

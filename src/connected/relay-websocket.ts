@@ -54,8 +54,8 @@ function pass(from: WebSocket, to: WebSocket, data: RawData, isBinary: boolean):
 }
 
 /**
- * Relays an accepted client WebSocket to the configured upstream (spec §4.13, /ws): frames pass
- * both ways unchanged (text stays text, binary stays binary), closes are mirrored, and the
+ * Relays an accepted client WebSocket to the configured upstream (/ws, docs/decisions/0010): frames
+ * pass both ways unchanged (text stays text, binary stays binary), closes are mirrored, and the
  * client's first messages wait until the upstream handshake is done.
  */
 export function relayWebSocket(

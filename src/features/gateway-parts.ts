@@ -5,8 +5,8 @@ import type { BillingDependencies } from '../generation/billing-session.ts';
 import type { UpstreamPools } from '../providers/shared/upstream-pool.ts';
 
 /**
- * The shared parts a feature's `compose-<name>.ts` builds its service from (DESIGN.md §3): one
- * catalog, one set of upstream pools, one billing path, so every feature meters and limits the
+ * The shared parts a feature's `compose-<name>.ts` builds its service from (docs/architecture.md):
+ * one catalog, one set of upstream pools, one billing path, so every feature meters and limits the
  * same way. Concrete stores are not here: the composition root hands a feature the ports it needs.
  */
 export interface GatewayParts {

@@ -16,7 +16,7 @@ import type { UsageStore } from './usage-store.ts';
 export interface BillingDependencies {
   ledger: CreditLedger;
   usage: UsageStore;
-  /** Where every settlement goes: written at once, or kept and retried (issue 12 §3). */
+  /** Where every settlement goes: written at once, or kept and retried (docs/decisions/0017). */
   settlements: SettlementOutbox;
   rateLimiter: RateLimiter;
   limits: { token?: LimitSet; account?: LimitSet };
@@ -33,7 +33,7 @@ export interface SessionStart {
   surface: string;
   estimatedInputTokens: number;
   maxOutputTokens: number;
-  /** Told what the request came to once it ends, for its completion log line (issue 14 §7). */
+  /** Told what the request came to once it ends, for its completion log line. */
   onEnd?: (summary: SessionSummary) => void;
 }
 
@@ -56,9 +56,9 @@ export interface SessionEnd {
 }
 
 /**
- * The money and limits around one generation (DESIGN.md §2): admit through the rate limiter,
- * hold the worst case, then settle the real cost with its usage record (at most what the hold
- * and the balance cover, issue 12 §1) and free the limiter lease. `end` runs once, whatever path
+ * The money and limits around one generation (docs/architecture.md): admit through the rate
+ * limiter, hold the worst case, then settle the real cost with its usage record (at most what the
+ * hold and the balance cover) and free the limiter lease. `end` runs once, whatever path
  * the call takes.
  */
 export class BillingSession {
@@ -175,7 +175,7 @@ export class BillingSession {
   /**
    * Settles once; later calls do nothing. The charge and the usage record are one write
    * (CreditLedger.settle); when the store cannot take it, the outbox keeps it and retries, and
-   * this still resolves so the client's answer ends cleanly (issue 12 §3). Returns the
+   * this still resolves so the client's answer ends cleanly (docs/decisions/0017). Returns the
    * micro-credits charged (0 while the settlement waits).
    */
   async end(result: SessionEnd): Promise<number> {

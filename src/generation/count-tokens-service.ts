@@ -73,7 +73,7 @@ function refuseIssues(modelId: string, issues: TranslationIssue[]): void {
 }
 
 /**
- * POST /v1/messages/count_tokens (spec §4.3): the upstream's own count where it has one
+ * POST /v1/messages/count_tokens (docs/decisions/0031): the upstream's own count where it has one
  * (Anthropic count_tokens, OpenAI responses input_tokens — counts-input-tokens.ts says which
  * OpenAI-style upstreams have it — or a chat server's tokenize route, `tokenizePath`); else the
  * model family's tokenizer, counted locally (decisions/0031); otherwise 400. Never an invented
@@ -140,7 +140,7 @@ export class CountTokensService {
     const encoded = encode(decoded.value, deployment.upstreamModel);
     refuseIssues(model.id, [
       ...decoded.issues,
-      // The provider speaks canonical paths; the client is told its own (issue 14 §5).
+      // The provider speaks canonical paths; the client is told its own.
       ...decoded.origins.locateIssues(decoded.value, encoded.issues),
     ]);
     const counted = await this.#askOpenAI(deployment, method, encoded.value, input.headers, signal);

@@ -29,7 +29,7 @@ const imageTypes: Record<SurfaceName, ReadonlySet<string>> = {
 };
 
 /**
- * What a raw, validated request body needs from the model (issue 3: capabilities enforced),
+ * What a raw, validated request body needs from the model (capabilities are enforced),
  * read without decoding it so the same-dialect fast path pays almost nothing.
  */
 export function detectRequiredCapabilities(surface: SurfaceName, body: Json): RequiredCapabilities {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { estimateInputTokens } from './estimate-input-tokens.ts';
 
-describe('estimateInputTokens (issue 12 §1: an upper bound of the prompt)', () => {
+describe('estimateInputTokens (an upper bound of the prompt)', () => {
   const text = { messages: [{ role: 'user', content: '漢字'.repeat(100) }] };
 
   it('holds at least one token per byte of the body plus the provider framing', () => {

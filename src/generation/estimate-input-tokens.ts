@@ -34,7 +34,7 @@ function referencesMedia(value: unknown): boolean {
 
 /**
  * An upper bound of the prompt's tokens, to size the credit hold before the upstream reports the
- * truth (issue 12 §1: a hold under the real prompt lets a call overrun it). Byte-level BPE
+ * truth (docs/decisions/0015: a hold under the real prompt lets a call overrun it). Byte-level BPE
  * tokenisers never make a token of less than one byte, so the body's UTF-8 size bounds its text;
  * the provider's own framing is added, and the context window caps it all. Media referenced by
  * URL or file id can be any size, so a body with such media holds the whole context window.

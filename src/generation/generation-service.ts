@@ -49,7 +49,10 @@ export interface GenerationDependencies {
   /** The upstream key of a provider (read from its configured environment variable). */
   providerKey(providerId: string): string | undefined;
   now(): number;
-  /** Responses-style compaction (spec §4.5); without it compaction items are translation issues. */
+  /**
+   * Responses-style compaction (docs/decisions/0013); without it compaction items are translation
+   * issues.
+   */
   compaction?: ResponsesCompactionHook;
   /** Conversation state kept around a surface's turns (docs/decisions/0012: responses). */
   turnHooks?: Partial<Record<SurfaceName, GenerationTurnHook>>;
@@ -167,7 +170,7 @@ function describeIssues(issues: TranslationIssue[], model: string, route: string
   return `The route ${route} for model "${model}" cannot represent: ${listed}.`;
 }
 
-/** Issues whose field the operator allowed to be ignored for this model (DESIGN.md §1). */
+/** Issues whose field the operator allowed to be ignored for this model (docs/architecture.md). */
 function splitIgnored(
   issues: TranslationIssue[],
   model: CatalogModel,
@@ -196,7 +199,7 @@ function requestedMaxOutput(
 }
 
 /**
- * The text-generation use case (DESIGN.md §2): decode → resolve model → capability check →
+ * The text-generation use case (docs/architecture.md): decode → resolve model → capability check →
  * rate limit → hold → provider call with fallback before the first byte → meter → settle → encode.
  */
 export class GenerationService {
@@ -439,7 +442,7 @@ export class GenerationService {
         decoded = { call, issues: result.issues, origins: result.origins };
       }
       const encoded = this.#dependencies.providers[kind].encodeRequest(decoded.call, options);
-      // The provider speaks canonical paths; the client is told its own (issue 14 §5).
+      // The provider speaks canonical paths; the client is told its own.
       const encodedIssues = decoded.origins.locateIssues(decoded.call, encoded.issues);
       const split = splitIgnored([...decoded.issues, ...encodedIssues], model, body);
       if (split.kept.length > 0) {
@@ -466,7 +469,7 @@ export class GenerationService {
     return { attempts, ignored };
   }
 
-  /** DESIGN.md §2: retries and fallbacks only before the first byte reaches the client. */
+  /** docs/architecture.md: retries and fallbacks only before the first byte reaches the client. */
   async #callWithFallback(
     attempts: PlannedAttempt[],
     clientHeaders: Headers,

@@ -3,9 +3,9 @@ const toolTypeSelector = /^tools\[type=([^\]]+)\]$/;
 const toolIndex = /^tools\[(\d+)\](?:$|[.[])/;
 
 /**
- * Whether an operator's `models[].ignoreFields` entry covers a translation issue (DESIGN.md §1):
- * the issue's exact path, its top-level field, or — because clients such as Codex put a built-in
- * tool at an index that varies with their configuration — a tool type selector
+ * Whether an operator's `models[].ignoreFields` entry covers a translation issue
+ * (docs/architecture.md): the issue's exact path, its top-level field, or — because clients such as
+ * Codex put a built-in tool at an index that varies with their configuration — a tool type selector
  * `tools[type=<type>]` that covers every issue inside a tool of that type (decisions/0011).
  */
 export function isIgnoredField(

@@ -29,8 +29,8 @@ export interface PreparedPassthrough {
 }
 
 /**
- * The same-dialect fast path of one dialect (DESIGN.md §1): the client's body with the gateway's
- * own changes only, and a cheap usage tap for the relayed answer.
+ * The same-dialect fast path of one dialect (docs/architecture.md): the client's body with the
+ * gateway's own changes only, and a cheap usage tap for the relayed answer.
  */
 export interface PassthroughAdapter {
   prepare(body: Record<string, unknown>, options: ProviderRequestOptions): PreparedPassthrough;

@@ -9,7 +9,7 @@ import type { BillingDependencies } from './billing-session.ts';
 import type { UsageRecord } from './usage-store.ts';
 
 /**
- * The three money steps every paid route shares (DESIGN.md §2 "Money"), for calls priced by
+ * The three money steps every paid route shares (docs/architecture.md), for calls priced by
  * something other than tokens (a search, an image, a second of audio): admission against the
  * token's and the account's request limits, a hold of the worst-case price with 402 when the
  * balance cannot cover it, and one settlement (charge and usage record together) through the

@@ -1,7 +1,7 @@
 import { ApiError } from '../canonical/generation-error.ts';
 
 /**
- * Spec §5.3: `X-Switchyard-Prompt-Cache` (or the neutral `X-Router-Prompt-Cache`): `auto` or
+ * docs/api.md: `X-Switchyard-Prompt-Cache` (or the neutral `X-Router-Prompt-Cache`): `auto` or
  * absent lets the gateway add a five-minute marker; `off` adds none; any other value is 400.
  */
 export function readPromptCacheMode(

@@ -60,8 +60,8 @@ function parseRelayedData(data: string): unknown {
 }
 
 /**
- * The client-dialect error event that ends a stream the gateway ends (issue 13 §6). After relayed
- * upstream events, which number themselves from 0, it continues their `sequence_number`.
+ * The client-dialect error event that ends a stream the gateway ends (docs/decisions/0016). After
+ * relayed upstream events, which number themselves from 0, it continues their `sequence_number`.
  */
 function errorFrames(context: StreamContext, error: ApiError, relayedEvents?: number): string {
   const encodeContext =
@@ -79,7 +79,7 @@ function errorFrames(context: StreamContext, error: ApiError, relayedEvents?: nu
  * Same dialect: relay each upstream event as it is, reading usage on the way. Every event is
  * checked, parsed or matched to the shape of a parsed delta (relayed-delta-shape.ts): one that is
  * not JSON would make the client's SDK throw, so the stream ends there with an error event in the
- * client's dialect instead (issue 13 §6), and the call is billed for what was delivered
+ * client's dialect instead, and the call is billed for what was delivered
  * (docs/decisions/0016), as on every other fault.
  */
 export async function* relayStream(

@@ -6,7 +6,7 @@ const modelMember = /"model"\s*:\s*("(?:[^"\\]|\\.)*")/;
 
 /**
  * The same-dialect fast path relays the upstream's bytes, yet the client must see the model id
- * it asked for, the catalog's, as the translated path renders it (issue 3), not the deployment's
+ * it asked for, the catalog's, as the translated path renders it, not the deployment's
  * upstream name. Rewrites the first `model` member of a relayed JSON text; text that already
  * names the catalog model, or names none, comes back as the same string (no copy).
  */

@@ -13,7 +13,7 @@ function provider(kind: ProviderConfig['kind']): ProviderConfig {
   };
 }
 
-/** The headers Claude Code sends besides its credential (CLIENTS.md). */
+/** The headers Claude Code sends besides its credential (docs/clients.md). */
 const claudeCodeHeaders = {
   'x-api-key': 'sy_client_token',
   'anthropic-version': '2023-06-01',

@@ -5,9 +5,9 @@ type Headers = Record<string, string | string[] | undefined>;
 const defaultAnthropicVersion = '2023-06-01';
 
 /**
- * Claude Code's identity and session headers (CLIENTS.md): forwarded to a message-style upstream
- * with the body they describe. `x-stainless-*` stay behind: they describe the client's own HTTP
- * transport (retry count, timeout), not the gateway's request.
+ * Claude Code's identity and session headers (docs/clients.md): forwarded to a message-style
+ * upstream with the body they describe. `x-stainless-*` stay behind: they describe the client's own
+ * HTTP transport (retry count, timeout), not the gateway's request.
  */
 const forwardedClientHeaders = ['x-app', 'x-claude-code-session-id'];
 
@@ -18,7 +18,7 @@ function single(value: string | string[] | undefined): string | undefined {
 /**
  * Headers for an upstream call: the provider's credential in its own scheme, the configured
  * extra headers, and — towards a message-style upstream — the client's version and beta headers
- * (CLIENTS.md: Claude Code's `anthropic-beta` list must reach the upstream) and its identity
+ * (docs/clients.md: Claude Code's `anthropic-beta` list must reach the upstream) and its identity
  * and session headers.
  */
 export function buildUpstreamHeaders(

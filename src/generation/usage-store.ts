@@ -1,4 +1,4 @@
-/** One record per generation request, successful or not (issue 3 "Metering"). */
+/** One record per generation request, successful or not. */
 export interface UsageRecord {
   requestId: string;
   accountId: string;
@@ -18,7 +18,7 @@ export interface UsageRecord {
   cost: number;
   /**
    * Micro-credits of the price that the hold and the balance could not cover and that were
-   * therefore not charged (issue 12 §1); 0 almost always.
+   * therefore not charged (docs/decisions/0017); 0 almost always.
    */
   shortfall: number;
   latencyMs: number;

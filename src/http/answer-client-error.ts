@@ -12,8 +12,8 @@ interface HttpSocket extends Socket {
 
 /**
  * Answers errors Node raises before a request reaches a route (Fastify's `clientErrorHandler`):
- * a request that did not arrive within `server.requestReceiveTimeoutMs` (issue 13 §1) gets 408
- * in the error shape of its route, anything else unparseable 400 (431 for oversized headers),
+ * a request that did not arrive within `server.requestReceiveTimeoutMs` (docs/operations.md) gets
+ * 408 in the error shape of its route, anything else unparseable 400 (431 for oversized headers),
  * and the connection is closed either way.
  */
 export function answerClientError(this: FastifyInstance, error: Error, socket: Socket): void {

@@ -1,7 +1,7 @@
 /**
  * The bytes of request bodies the gateway holds while they arrive, across all connections
- * (issue 13 §1): a reservation that does not fit is refused instead of growing the heap until
- * the process falls over. One instance per app.
+ * (docs/operations.md): a reservation that does not fit is refused instead of growing the heap
+ * until the process falls over. One instance per app.
  */
 export class BodyByteBudget {
   readonly limitBytes: number;

@@ -33,9 +33,9 @@ export interface AppDependencies {
 
 export interface AppOptions {
   bodyLimitBytes: number;
-  /** Longest time to receive a whole request, headers and body; 0 disables (issue 13 §1). */
+  /** Longest time to receive a whole request, headers and body; 0 disables (docs/operations.md). */
   requestReceiveTimeoutMs?: number;
-  /** Bytes of request bodies being received at once, across all requests (issue 13 §1). */
+  /** Bytes of request bodies being received at once, across all requests (docs/operations.md). */
   bodiesInFlightLimitBytes?: number;
   /** pino options or an instance; `false` for none. */
   logger: FastifyServerOptions['logger'];
@@ -74,7 +74,7 @@ export const redactedLogPaths = [
   'busboyOptions.headers["x-api-key"]',
 ];
 
-/** The app factory: builds and never listens (STYLE.md §7); tests use `inject()`. */
+/** The app factory: builds and never listens; tests use `inject()`. */
 export async function buildApp(
   dependencies: AppDependencies,
   options: AppOptions,
@@ -94,7 +94,7 @@ export async function buildApp(
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     genReqId: () => `req_${randomHex(12)}`,
     // Node's request timeout bounds receiving a request (headers and body) and stops counting
-    // once the request is complete, so answers streamed for minutes are not cut (issue 13 §1).
+    // once the request is complete, so answers streamed for minutes are not cut.
     requestTimeout: receiveTimeoutMs,
     http: receiveTimeoutHttpOptions(receiveTimeoutMs),
     clientErrorHandler: answerClientError,
@@ -127,7 +127,7 @@ export async function buildApp(
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('request-id', request.id);
     reply.header('x-request-id', request.id);
-    // spec §5.4: a token never travels in a URL; refuse it before anything reads it.
+    // docs/api.md: a token never travels in a URL; refuse it before anything reads it.
     if (hasCredentialInUrl(request.url, request.query)) {
       sendError(
         reply,
@@ -173,8 +173,9 @@ export async function buildApp(
     dependencies.metrics ?? createHttpMetrics({ processMetrics: options.processMetrics ?? false });
   installHttpMetrics(app, metrics);
 
-  // One WebSocket server for the whole app, registered before any route that upgrades (spec
-  // §4.13); the check keeps a second registration from attaching a second upgrade listener.
+  // One WebSocket server for the whole app, registered before any route that upgrades
+  // (docs/decisions/0012); the check keeps a second registration from attaching a second upgrade
+  // listener.
   if (!app.hasPlugin('@fastify/websocket')) {
     // ws buffers a whole message before any route sees it: bound it like an HTTP body.
     await app.register(websocket, { options: { maxPayload: options.bodyLimitBytes } });

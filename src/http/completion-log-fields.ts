@@ -4,7 +4,7 @@ import type { SessionSummary } from '../generation/billing-session.ts';
 
 /**
  * The fields a generation adds to its request's completion log line, over HTTP and over the
- * responses WebSocket alike (issue 14 §7): with the line's own status, duration and request id
+ * responses WebSocket alike: with the line's own status, duration and request id
  * they say what the request came to.
  */
 export function completionLogFields(summary: SessionSummary): Record<string, unknown> {

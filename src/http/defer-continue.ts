@@ -10,7 +10,7 @@ interface AwaitingContinue {
  * RFC 9110 §10.1.1: a client that sends `Expect: 100-continue` waits before sending its body.
  * Node answers 100 at once unless the server handles `checkContinue`; here the answer waits
  * until a body parser starts reading, so a request refused in onRequest (a bad token, a
- * credential in the URL) never makes the client send its body at all (issue 13 §1).
+ * credential in the URL) never makes the client send its body at all (docs/decisions/0026).
  */
 export function deferContinue(server: Server): void {
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {

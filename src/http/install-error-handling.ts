@@ -52,7 +52,7 @@ export function toApiError(error: FastifyError): ApiError {
   return toDependencyError(error) ?? new ApiError('internal');
 }
 
-/** issue 13 §4: a store the request needs is down → 503 `not_ready`, never a free request. */
+/** A store the request needs is down → 503 `not_ready`, never free (docs/decisions/0021). */
 export function toDependencyError(error: unknown): ApiError | undefined {
   if (!isDependencyUnavailable(error)) return undefined;
   return new ApiError(
@@ -68,7 +68,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (apiError.code === 'not_ready') {
       request.log.warn({ reason: describeFailure(error) }, 'a store is unreachable');
     } else if (apiError.code === 'bodies_in_flight_full') {
-      // Shedding load is the gateway working as configured (issue 13 §1), not a failure.
+      // Shedding load is the gateway working as configured (docs/operations.md), not a failure.
       request.log.warn('request body refused: budget full');
     } else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, apiError.toGenerationError(), errorShapeForUrl(request.url));

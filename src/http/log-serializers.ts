@@ -3,7 +3,7 @@ import { redactClientTokens } from '../auth/find-client-token.ts';
 import { redactUrl } from './redact-url.ts';
 
 /**
- * How requests and errors are written to the log (spec §5.4: no token in any log line). The
+ * How requests and errors are written to the log (docs/api.md: no token in any log line). The
  * credential headers are removed by pino's redaction (build-app.ts); these take care of the
  * rest: the URL loses its query values and any token-shaped text, and an error's message and
  * stack, which may quote a URL or a body, lose any token-shaped text.

@@ -29,8 +29,9 @@ export const ModelListSchema = Type.Object(
 
 /**
  * Both dialects read the same object: OpenAI fields (`object`, `created`, `owned_by`) and
- * Anthropic ones (`type`, `display_name`, `created_at`). The limits are extra fields (spec §2.2
- * allows them): the Codex installer writes them into Codex's model metadata (issue 14 §7).
+ * Anthropic ones (`type`, `display_name`, `created_at`). The limits are extra fields (the model
+ * list allows them): the Codex installer writes them into Codex's model metadata
+ * (docs/decisions/0036).
  */
 export function renderModel(model: CatalogModel) {
   return {
@@ -49,7 +50,7 @@ export function renderModel(model: CatalogModel) {
 const maximumLimit = 1000;
 
 /**
- * One page of the catalog as GET /v1/models answers it (spec §2.2); the MCP `list_models` tool
+ * One page of the catalog as GET /v1/models answers it; the MCP `list_models` tool
  * answers the same object. `only` keeps a token that may use some models to those it may use.
  */
 export function renderModelList(

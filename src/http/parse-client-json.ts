@@ -6,9 +6,10 @@ import { parseUntrustedJson } from '../shared/parse-json.ts';
 
 /**
  * A client's JSON text (an HTTP body or a WebSocket frame) as a value, checked before any codec
- * sees it: no client token anywhere in it (spec §5.4: it would be forwarded to the provider),
- * well-formed, and nested at most maximumJsonDepth deep (issue 13 §2). The token check reads the
- * text once with indexOf; the depth check visits the parsed objects and arrays, not the text.
+ * sees it: no client token anywhere in it (docs/api.md: it would be forwarded to the provider),
+ * well-formed, and nested at most maximumJsonDepth deep (docs/decisions/0025). The token check
+ * reads the text once with indexOf; the depth check visits the parsed objects and arrays, not the
+ * text.
  */
 export function parseClientJson(text: string, what: 'body' | 'frame'): unknown {
   if (text === '') throw new ApiError('invalid_json', `The JSON ${what} is empty.`);

@@ -20,8 +20,8 @@ const jsonContentType = /^application\/([\w.+-]*\+)?json\s*(;.*)?$/i;
 /**
  * JSON bodies only; a wrong content type is 415 (Fastify would otherwise parse text/plain).
  * The body is read here rather than by Fastify's own reader so that its bytes count against the
- * shared budget while they arrive (issue 13 §1): a body that would not fit is refused with 503,
- * a body over the per-request limit with 413, in both cases before it is buffered whole.
+ * shared budget while they arrive (docs/operations.md): a body that would not fit is refused with
+ * 503, a body over the per-request limit with 413, in both cases before it is buffered whole.
  */
 export function installJsonBodyParser(app: FastifyInstance, limits: JsonBodyLimits): void {
   app.removeAllContentTypeParsers();
@@ -37,8 +37,8 @@ function readJsonBody(
   done: Done,
 ): void {
   const { budget } = limits;
-  // A route's own limit (evaluation: 512 KiB, spec §4.7) wins over the server's. A body that
-  // could never fit in the budget, even alone, is too large rather than early.
+  // A route's own limit (evaluation: 512 KiB, docs/evaluation.md) wins over the server's. A body
+  // that could never fit in the budget, even alone, is too large rather than early.
   const routeLimit = request.routeOptions.bodyLimit ?? limits.bodyLimitBytes;
   const bodyLimitBytes = Math.min(routeLimit, budget.limitBytes);
   const declared = Number(request.headers['content-length']);

@@ -1,6 +1,8 @@
 import { containsClientToken, redactClientTokens } from '../auth/find-client-token.ts';
 
-/** Query parameters that would carry a credential; they are refused (spec §5.4) and never logged. */
+/**
+ * Query parameters that would carry a credential; they are refused (docs/api.md) and never logged.
+ */
 export const credentialQueryParameters = new Set([
   'key',
   'api_key',
@@ -27,9 +29,10 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * spec §5.4, issue 13 §3: a credential-named query parameter in any spelling (`key`, `key[]`,
- * `api_key[0]`), or anything shaped like a client token anywhere in the URL (path, query names,
- * values), percent-encoded or not. Checked on the text: no store is read.
+ * Refused because a token never travels in a URL (docs/api.md): a credential-named query
+ * parameter in any spelling (`key`, `key[]`, `api_key[0]`), or anything shaped like a client token
+ * anywhere in the URL (path, query names, values), percent-encoded or not. Checked on the text:
+ * no store is read.
  */
 export function hasCredentialInUrl(url: string, query: unknown): boolean {
   if (typeof query === 'object' && query !== null) {

@@ -10,11 +10,11 @@ declare module 'fastify' {
 }
 
 /**
- * An onRequest hook that authenticates the client token for a route (spec §4, §5). onRequest
- * runs on the headers, before Fastify reads any byte of the body (issue 13 §1): a request with a
- * bad token is refused without buffering or parsing what it sends. With `optional`, a request
- * without any credential passes unauthenticated (the public model list), but a credential that
- * is sent must be valid. A null
+ * An onRequest hook that authenticates the client token for a route (docs/api.md). onRequest
+ * runs on the headers, before Fastify reads any byte of the body (docs/decisions/0026): a request
+ * with a bad token is refused without buffering or parsing what it sends. With `optional`, a
+ * request without any credential passes unauthenticated (the public model list), but a credential
+ * that is sent must be valid. A null
  * permission admits any valid token of the interface (docs/decisions/0051).
  */
 export function requireToken(

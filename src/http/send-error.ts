@@ -12,7 +12,7 @@ export function sendError(
 ): FastifyReply {
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
   // Refused before its body arrived (onRequest, a limit): closing the connection spares reading
-  // a body nobody will use, up to bodyLimit bytes (issue 13 §1), instead of draining it.
+  // a body nobody will use, up to bodyLimit bytes, instead of draining it.
   if (!reply.request.raw.complete) reply.header('connection', 'close');
   return reply.code(error.status).type('application/json').send(renderErrorBody(error, shape));
 }

@@ -17,9 +17,9 @@ const canonicalJson = configure({
 });
 
 /**
- * What makes two requests under one key the same request (issue 15): the operation, the headers
- * that shape the answer, and the body in canonical form, so member order and number spelling
- * (`1.0` vs `1`) do not matter while every value does (docs/decisions/0045).
+ * What makes two requests under one key the same request: the operation, the
+ * headers that shape the answer, and the body in canonical form, so member order and number
+ * spelling (`1.0` vs `1`) do not matter while every value does (docs/decisions/0045).
  */
 export function fingerprintRequest(request: {
   operation: string;

@@ -6,7 +6,7 @@ import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from './idempot
 export interface IdempotentOperation {
   /** Scope name: keys never cross operations. */
   name: string;
-  /** How long a final answer is replayed (evaluation: 15 minutes, spec §8). */
+  /** How long a final answer is replayed (evaluation: 15 minutes, docs/evaluation.md). */
   windowMs: number;
   /**
    * How long a claim holds before it counts as abandoned (a crashed process): longer than the
@@ -75,7 +75,7 @@ export class IdempotencyService {
       claimExpiresAt: now + operation.claimMs,
     });
     if (outcome.kind !== 'claimed' && outcome.fingerprint !== request.fingerprint) {
-      // spec §3, §7: a changed request under a reused key.
+      // docs/decisions/0045: a changed request under a reused key.
       throw new ApiError(
         'idempotency_key_reused',
         `The ${operation.keyHeader ?? 'Idempotency-Key'} "${request.key}" was already used with a different request; send a new key for a new request.`,
@@ -107,7 +107,7 @@ export class IdempotencyService {
   }
 }
 
-/** A final client error, kept as the shape A body the client got (spec §2.1). */
+/** A final client error, kept as the shape A body the client got (docs/api.md). */
 function renderStoredError(error: ApiError): StoredAnswer {
   return {
     status: error.status,

@@ -1,5 +1,5 @@
 /**
- * The idempotency port (DESIGN.md §3, §4): one entry per (account, operation, key), shared by
+ * The idempotency port (docs/architecture.md): one entry per (account, operation, key), shared by
  * every feature that takes an idempotency key (evaluation, images, transcription, search, MCP).
  * Stripe's semantics are the anchor: the first request claims the key atomically, its final
  * answer is kept for a window and replayed byte for byte, and a transient failure gives the key

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/** The scripts served under /install/ (spec §1) and the files each is assembled from. */
+/** The scripts served under /install/ (docs/installers.md) and the files each is assembled from. */
 export const installerScripts = {
   'claude-code.sh': {
     shell: 'posix',

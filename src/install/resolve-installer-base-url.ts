@@ -1,5 +1,5 @@
 /**
- * The base URL an installer writes into client configuration (spec §1, docs/installers.md). It
+ * The base URL an installer writes into client configuration (docs/installers.md). It
  * is embedded in single-quoted shell and PowerShell strings, JSON and TOML, so only characters
  * that are inert in all of them may pass: no quotes, backslashes, white space or `$`.
  */

@@ -6,7 +6,7 @@ import {
 
 /**
  * Renews the leases one limiter holds for every request this process has in flight, with one
- * timer per limiter (per process) however many requests run: issue 12 §4 wants a crashed
+ * timer per limiter (per process) however many requests run: docs/decisions/0020 wants a crashed
  * process's leases gone within seconds, so they are short-lived and kept alive only by this beat.
  * The timer runs only while a lease is held, and never keeps the process alive.
  */

@@ -27,7 +27,7 @@ interface ScopeState {
 }
 
 /**
- * The embedded limiter (DESIGN.md §4 "Embedded default"): one process, so its limits are exact
+ * The embedded limiter (docs/architecture.md): one process, so its limits are exact
  * for that process only. Each method runs to completion without awaiting, which is what makes
  * check-and-charge atomic here.
  */
@@ -48,8 +48,9 @@ export class MemoryRateLimiter implements RateLimiter {
   #leasesIssued = 0;
 
   /**
-   * The heartbeat keeps the same rules as the Redis limiter (issue 12 §4), though here a lease can
-   * only outlive its holder when the code forgets to release it: the process owns the state.
+   * The heartbeat keeps the same rules as the Redis limiter (docs/decisions/0020), though here a
+   * lease can only outlive its holder when the code forgets to release it: the process owns the
+   * state.
    */
   constructor(options: RateLimiterOptions = {}) {
     this.#heartbeat = new HeldLeaseHeartbeat(options, async (leases, expiresAt, now) =>

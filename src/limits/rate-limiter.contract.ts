@@ -27,7 +27,7 @@ function refused(decision: RateLimitDecision): RateLimitRefusal {
 }
 
 /**
- * The behaviour every RateLimiter adapter owes the pipeline (DESIGN.md §2 "Rate limits"). `create`
+ * The behaviour every RateLimiter adapter owes the pipeline (docs/architecture.md). `create`
  * returns a limiter with empty state, built with `options` (the default lease TTL when absent).
  */
 export function describeRateLimiterContract(
@@ -156,7 +156,8 @@ export function describeRateLimiterContract(
       const token = { key: 'token:a', concurrentRequests: 2 };
       const first = admitted(await acquire([token], T));
       admitted(await acquire([token], T));
-      // issue 12 §4: the truth is the time until the earliest lease expires if its holder died.
+      // docs/decisions/0020: the truth is the time until the earliest lease expires if its holder
+      // died.
       expect(refused(await acquire([token], T + 1))).toMatchObject({
         limit: 'concurrency',
         scopeKey: 'token:a',

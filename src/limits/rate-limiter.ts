@@ -1,5 +1,5 @@
 /**
- * The rate-limiter port (DESIGN.md §2 "Rate limits", §4). A request is limited per token and per
+ * The rate-limiter port (docs/architecture.md). A request is limited per token and per
  * account at once: the caller passes one scope for each, and the limiter admits the request only
  * when every scope admits it, charging all of them or none. Time is always the caller's `now`
  * (epoch milliseconds), so adapters stay deterministic under test and every gateway process
@@ -35,14 +35,14 @@ export interface RateLimitLease {
   readonly acquiredAt: number;
   /**
    * When the lease would be gone on its own, as admitted: while it is held, the limiter's
-   * heartbeat pushes its expiry on (issue 12 §4), so only a dead holder's lease reaches it.
+   * heartbeat pushes its expiry on (docs/decisions/0020), so only a dead holder's lease reaches it.
    */
   readonly expiresAt: number;
 }
 
 export interface RateLimitRefusal {
   ok: false;
-  /** Integer ≥ 1; spec §7: the 429 `retry-after` header. */
+  /** Integer ≥ 1; docs/api.md: the 429 `retry-after` header. */
   retryAfterSeconds: number;
   limit: RateLimitKind;
   scopeKey: string;
@@ -76,7 +76,7 @@ export interface RateLimiter {
 }
 
 /**
- * How long a lease outlives its holder's last heartbeat (issue 12 §4): a crashed process's
+ * How long a lease outlives its holder's last heartbeat (docs/decisions/0020): a crashed process's
  * concurrency slots come back within seconds, while a heartbeat every third of it can miss a beat
  * (a busy event loop, a slow store) without losing a lease that is still in use.
  */

@@ -4,9 +4,9 @@ import type { DestinationStream } from 'pino';
 export const hintField = 'hint';
 
 /**
- * Where the gateway's pino logger writes. A terminal gets pretty, coloured lines (issue 21 §5);
- * anything else (a pipe, a file, a log collector) gets pino's JSON lines, so `undefined` is
- * returned and pino writes to standard output itself.
+ * Where the gateway's pino logger writes. A terminal gets pretty, coloured lines
+ * (docs/operations.md); anything else (a pipe, a file, a log collector) gets pino's JSON lines, so
+ * `undefined` is returned and pino writes to standard output itself.
  *
  * pino-pretty runs as a synchronous destination stream in this process, not as a worker
  * transport: the bundled `dist/main.js` then needs no transport file beside it, and a line is

@@ -73,7 +73,7 @@ export class OperatorService {
     return account;
   }
 
-  /** issue 16: an account's own storage quota in bytes; null returns it to the configured default. */
+  /** An account's own storage quota in bytes; null returns it to the configured default. */
   async setStorageQuota(accountId: string, quotaBytes: number | null): Promise<void> {
     await this.requireAccount(accountId);
     await this.#stores.assets.setQuotaBytes(accountId, quotaBytes);
@@ -95,7 +95,7 @@ export class OperatorService {
     amount: number;
     reason: string;
     kind: 'grant' | 'adjustment';
-    /** Issue 12 §1: only an explicit choice may take a balance below zero. */
+    /** Only an explicit choice may take a balance below zero. */
     allowNegative?: boolean;
   }): Promise<{ entry: LedgerEntry; balance: Balance }> {
     await this.requireAccount(input.accountId);
@@ -151,7 +151,7 @@ export class OperatorService {
     }
     const tokenInterface = input.interface ?? 'credits';
     if (tokenInterface === 'connected' && !account.isAdmin) {
-      // spec §1: capabilities that use connected providers are administrator-only.
+      // docs/api.md: capabilities that use connected providers are administrator-only.
       throw new ApiError(
         'invalid_request',
         'Only administrator accounts may hold "connected" tokens.',

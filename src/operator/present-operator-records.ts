@@ -5,8 +5,8 @@ import type { UsageRecord } from '../generation/usage-store.ts';
 import type { AccountSummary, ApiKeyView } from './operator-service.ts';
 
 /**
- * The JSON the operator sees, shared by the admin API and the CLI's `--json` (issue 12 §5), so a
- * script written against one works against the other. Money is always the same pair: a decimal
+ * The JSON the operator sees, shared by the admin API and the CLI's `--json` (docs/decisions/0022),
+ * so a script written against one works against the other. Money is always the same pair: a decimal
  * credits string (exact, 6 decimals) under the field's name, and the integer micro-credits under
  * `<name>_micro`.
  */

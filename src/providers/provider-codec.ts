@@ -8,7 +8,7 @@ export type ProviderKind = 'anthropic' | 'openai-chat' | 'openai-responses';
 export interface ProviderRequestOptions {
   /** The model name the upstream knows. */
   upstreamModel: string;
-  /** Spec 5.3: `auto` lets the gateway add a five-minute cache marker where supported. */
+  /** docs/api.md: `auto` lets the gateway add a five-minute cache marker where supported. */
   promptCache: 'auto' | 'off';
   /** Used when the call names no output limit and the upstream requires one (Anthropic). */
   defaultMaxOutputTokens: number;

@@ -22,10 +22,10 @@ export function hasItemReferences(input: unknown): boolean {
 }
 
 /**
- * The client's input with each `item_reference` replaced by the item it names (issue 14 §3).
- * `@ai-sdk/openai` with its default `store` sends references to earlier output (`rs_…`,
- * `msg_…`) instead of the items. The gateway never lets an upstream keep state (it sends
- * `store: false`, docs/decisions/0012), so it resolves them itself, on every route, from its
+ * The client's input with each `item_reference` replaced by the item it names
+ * (docs/decisions/0035). `@ai-sdk/openai` with its default `store` sends references to earlier
+ * output (`rs_…`, `msg_…`) instead of the items. The gateway never lets an upstream keep state (it
+ * sends `store: false`, docs/decisions/0012), so it resolves them itself, on every route, from its
  * own stored responses. A reference the account cannot see (unknown, expired, another
  * account's) is a 400 naming `input[i].id`, never forwarded: no upstream holds it either.
  */

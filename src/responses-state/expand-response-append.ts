@@ -10,7 +10,7 @@ export interface AppendableTurn {
 const appendFields = new Set(['input', 'client_metadata']);
 
 /**
- * A `response.append` frame as the `response.create` body it stands for (issue 14 §7). Codex
+ * A `response.append` frame as the `response.create` body it stands for. Codex
  * sends it on a WebSocket after a finished response when its next request changes nothing but
  * extends the input: the frame carries only the new items. The server continues the last
  * response with the same parameters, its input being the last request's input, that response's

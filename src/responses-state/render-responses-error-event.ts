@@ -12,8 +12,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A failure before a response exists, as a WebSocket error frame (CLIENTS.md: "an error frame
- * carries a `status`"; Codex reads `status`, `error` and a `headers` map, codex-rs
+ * A failure before a response exists, as a WebSocket error frame (docs/clients.md: an error frame
+ * carries a `status`; Codex reads `status`, `error` and a `headers` map, codex-rs
  * client_websockets tests). `code` and `param` come from the error's details where it names
  * them (OpenAI's own codes, e.g. `previous_response_not_found`), else the catalogue code.
  */

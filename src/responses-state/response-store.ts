@@ -2,8 +2,8 @@
 export type ResponsesItem = Record<string, unknown>;
 
 /**
- * One finished turn kept by the gateway so that `previous_response_id` can refer to it (spec
- * §2.4, docs/decisions/0012). Items are in the responses dialect, whatever the upstream was.
+ * One finished turn kept by the gateway so that `previous_response_id` can refer to it
+ * (docs/decisions/0012). Items are in the responses dialect, whatever the upstream was.
  * A turn holds only what it added; the conversation before it is the chain of stored responses
  * it links to (docs/decisions/0037).
  */
@@ -14,7 +14,7 @@ export interface StoredResponse {
   accountId: string;
   /** The public model id the turn asked for. */
   model: string;
-  /** Epoch ms when the request was prepared; retention counts from here (spec §4.12). */
+  /** Epoch ms when the request was prepared; retention counts from here (docs/api.md). */
   createdAt: number;
   /** Epoch ms after which the response is gone, for lookups at once and for the sweep later. */
   expiresAt: number;
@@ -58,8 +58,9 @@ export interface ResponseStore {
     limit: number,
   ): Promise<StoredResponse[] | undefined>;
   /**
-   * Output items of this account's unexpired responses by item id (`item_reference`, issue 14
-   * §3). An id that is unknown, expired or another account's is absent from the map.
+   * Output items of this account's unexpired responses by item id (`item_reference`,
+   * docs/decisions/0035). An id that is unknown, expired or another account's is absent from the
+   * map.
    */
   findOutputItems(
     ids: readonly string[],

@@ -9,7 +9,7 @@ export interface ConnectionTurn extends ResponsesTurn {
 
 /**
  * The finished turns of one WebSocket connection, so that a turn sending only its new items and
- * `previous_response_id` works even with `store: false` (CLIENTS.md, Codex over WebSocket). It
+ * `previous_response_id` works even with `store: false` (docs/clients.md, Codex over WebSocket). It
  * lives and dies with the connection. Clients continue from their latest response, so only the
  * most recent few are kept; turns share their item objects, so each costs little more than its
  * own new items.

@@ -92,7 +92,7 @@ function withEncryptedReasoning(body: Record<string, unknown>): Record<string, u
 }
 
 /**
- * Responses state kept by the gateway (spec §2.4, §4.13; docs/decisions/0012): `store` keeps a
+ * Responses state kept by the gateway (docs/decisions/0012): `store` keeps a
  * finished turn for `retentionMs`, `previous_response_id` expands a kept turn into `input` before
  * any translation, and a WebSocket connection also remembers its own turns. The upstream never
  * keeps state: it is always sent `store: false` and never a response id.
@@ -271,7 +271,7 @@ export class ResponsesState {
 
   /**
    * The body with its `previous_response_id` and item references expanded into `input` and
-   * nothing else changed, for `/v1/responses/compact` (issue 14 §7): what is compacted, and the
+   * nothing else changed, for `/v1/responses/compact`: what is compacted, and the
    * user messages kept beside the compaction item, are the whole conversation, and no upstream
    * is asked for a response it never kept.
    */
@@ -286,7 +286,7 @@ export class ResponsesState {
   }
 
   /**
-   * Answers a WebSocket prewarm (`generate: false`, CLIENTS.md): a completed response without
+   * Answers a WebSocket prewarm (`generate: false`, docs/clients.md): a completed response without
    * output, usage or upstream call, whose id the connection's next turn may continue. Nothing
    * is stored: a prewarm is neither metered nor limited, so it may not write to the database.
    */

@@ -14,7 +14,7 @@ export async function sweepExpiredResponses(store: ResponseStore, now: number): 
 }
 
 /**
- * Runs the sweep every `intervalMs` (spec §3: stored items are cleaned every five minutes).
+ * Runs the sweep every `intervalMs` (stored items are cleaned every five minutes).
  * Lookups already ignore expired rows; the sweep only gives the space back. A sweep still
  * running when the next is due is not doubled.
  */

@@ -1,7 +1,7 @@
 /**
  * The deepest nesting a client JSON body may have (docs/decisions/0025): far beyond any real
  * request (a tool schema inside a message inside a body is rarely 20 levels deep), far below the
- * depth at which JSON.stringify or a recursive codec overflows the stack (issue 13 §2).
+ * depth at which JSON.stringify or a recursive codec overflows the stack (docs/decisions/0025).
  */
 export const maximumJsonDepth = 128;
 

@@ -1,6 +1,6 @@
 /**
  * True when an error means "a store the request needs cannot be reached right now" (PostgreSQL,
- * Redis, a busy SQLite file), as opposed to a bug. issue 13 §4: such a request answers 503
+ * Redis, a busy SQLite file), as opposed to a bug. docs/decisions/0021: such a request answers 503
  * `not_ready` with a `retry-after`, never 500, and is never served without the store (money
  * fails closed). Upstream providers' transport failures are handled where they are called (502),
  * so they never reach the callers of this function.

@@ -12,7 +12,7 @@ const suspectKey =
   /"(?:(?:_|\\u005[Ff]){2}(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff]){2}|(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072))"\s*:/;
 
 /**
- * The one place that parses untrusted JSON (STYLE.md §5): prototype-poisoning keys are refused,
+ * The one place that parses untrusted JSON: prototype-poisoning keys are refused,
  * and a syntax error keeps the parser's position so the client learns where its body broke.
  */
 export function parseUntrustedJson(text: string): unknown {

@@ -7,7 +7,7 @@ import type { UsageStore } from '../generation/usage-store.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import type { ResponseStore } from '../responses-state/response-store.ts';
 
-/** The durable ports behind one database, as compose wires them (DESIGN.md §4). */
+/** The durable ports behind one database, as compose wires them (docs/architecture.md). */
 export interface Store {
   accounts: AccountStore;
   apiKeys: ApiKeyStore;

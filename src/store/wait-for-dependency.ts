@@ -1,7 +1,7 @@
 /**
- * Start-up against a store that is not up yet (issue 13 §4): retry for a configured time, saying
- * in one log line which dependency is unreachable at which address, and give up with an error
- * that is one line too (no credential, no stack).
+ * Start-up against a store that is not up yet (docs/decisions/0021): retry for a configured time,
+ * saying in one log line which dependency is unreachable at which address, and give up with an
+ * error that is one line too (no credential, no stack).
  */
 export interface WaitForDependencyOptions<T> {
   /** `PostgreSQL`, `Redis`. */

@@ -8,7 +8,7 @@ export type SurfaceName = 'messages' | 'responses' | 'chat';
 
 /**
  * A decoded request. `origins` locates the canonical call's pieces in the client's body, so a
- * provider's issues name the client's own fields (issue 14 §5); the decoder's own issues already
+ * provider's issues name the client's own fields; the decoder's own issues already
  * do.
  */
 export interface DecodedRequest extends CodecResult<GenerationCall> {
@@ -34,7 +34,7 @@ export interface SurfaceEncodeContext {
 /**
  * One server-sent event. `event` is the SSE event name (absent for chat, which has none);
  * `data` is serialised with JSON.stringify, except the literal string `[DONE]` which is sent raw.
- * The same objects become WebSocket text frames for the responses surface (spec §4.13).
+ * The same objects become WebSocket text frames for the responses surface (docs/decisions/0012).
  */
 export interface SurfaceEvent {
   event?: string;
@@ -53,7 +53,7 @@ export interface SurfaceCodec {
   name: SurfaceName;
   errorShape: ErrorShape;
   /**
-   * The stream's first event carries the prompt size (message_start, CLIENTS.md): a translated
+   * The stream's first event carries the prompt size (message_start, docs/clients.md): a translated
    * stream starts with the best size known then, never a 0 (decisions/0003).
    */
   inputUsageAtStart?: boolean;

@@ -6,7 +6,7 @@ import {
 } from './compaction-test-bed.ts';
 
 /**
- * Issue 14 §7: `/v1/responses/compact` with `previous_response_id` compacts the whole expanded
+ * `/v1/responses/compact` with `previous_response_id` compacts the whole expanded
  * conversation. A forwarding upstream gets the history itself, never a response id it never
  * kept, and the compacted output keeps the user messages of the history too.
  */

@@ -26,7 +26,7 @@ function multipartBody(boundary: string): Buffer {
   ]);
 }
 
-describe('POST /transcribe (spec §4.13) with a configured upstream', () => {
+describe('POST /transcribe for connected tokens, with a configured upstream', () => {
   let upstream: FakeConnectedUpstream;
   let gateway: TestGateway;
   let origin: string;

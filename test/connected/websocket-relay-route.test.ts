@@ -50,7 +50,7 @@ function nextClose(socket: WebSocket): Promise<{ code: number; reason: string }>
   );
 }
 
-describe('GET /ws and /v1 WebSocket relay (spec §4.13)', () => {
+describe('GET /ws and /v1 WebSocket relay for connected tokens', () => {
   let upstream: FakeConnectedUpstream;
   let gateway: TestGateway;
   let wsOrigin: string;

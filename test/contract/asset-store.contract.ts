@@ -10,7 +10,7 @@ const dayMs = 86_400_000;
 const defaultQuotaBytes = 1_000;
 const time = 1_700_000_000_000;
 
-/** The AssetStore port's contract (issue 16 §1), run against SQLite and PostgreSQL. */
+/** The AssetStore port's contract (docs/decisions/0050), run against SQLite and PostgreSQL. */
 export function describeAssetStoreContract(name: string, openStore: () => Promise<Store>): void {
   describe(`AssetStore contract (${name})`, () => {
     const store = useContractStore(openStore);

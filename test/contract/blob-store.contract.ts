@@ -21,7 +21,7 @@ function streamOf(...chunks: Buffer[]): Readable {
   return Readable.from(chunks);
 }
 
-/** The BlobStore port's contract (issue 16 §1), run against every adapter. */
+/** The BlobStore port's contract (docs/decisions/0050), run against every adapter. */
 export function describeBlobStoreContract(
   name: string,
   openHarness: () => Promise<BlobStoreHarness>,

@@ -22,7 +22,7 @@ const uploadTimeoutMs = 3_600_000;
 const deleteRetryMs = 60_000;
 
 /**
- * The storage service over one BlobStore + AssetStore pairing (issue 16 "Done means"):
+ * The storage service over each shipped BlobStore + AssetStore pairing:
  * filesystem + SQLite and S3 + PostgreSQL. The clock is injected, so retention, retries and
  * upload deadlines are crossed without waiting.
  */

@@ -8,7 +8,7 @@ import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.
 import { DependencyUnreachableError } from '../../src/store/wait-for-dependency.ts';
 import { startTestGateway, testModel } from '../support/test-gateway.ts';
 
-/** issue 13 §4: what a request, readiness and start-up do when PostgreSQL or Redis is down. */
+/** docs/decisions/0021: what a request, readiness and start-up do when PostgreSQL or Redis is down. */
 const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -28,7 +28,7 @@ const reordered = {
 
 const minute = 60_000;
 
-describe('POST /v4/ai/evaluation-model: idempotency (spec §3, §7, §8)', () => {
+describe('POST /v4/ai/evaluation-model: replay, changed requests and the window', () => {
   let bed: EvaluationBed;
   beforeAll(async () => {
     bed = await startEvaluationBed();

@@ -44,7 +44,7 @@ function bodyOfSize(bytes: number): string {
   return body;
 }
 
-describe('POST /v4/ai/evaluation-model: limits and headers (spec §4.7, §8)', () => {
+describe('POST /v4/ai/evaluation-model: limits and headers', () => {
   let bed: EvaluationBed;
   let token: string;
   beforeAll(async () => {
@@ -71,7 +71,7 @@ describe('POST /v4/ai/evaluation-model: limits and headers (spec §4.7, §8)', (
     const callsBefore = bed.upstream.requests.length;
     const response = await postEvaluation(bed.gateway, headers, body);
     expect(response.statusCode, response.body).toBe(status);
-    // Shape A (spec §2.1): no top-level type.
+    // Shape A (docs/api.md): no top-level type.
     expect(response.json().type).toBeUndefined();
     expect(response.json().error.message).toContain(mentions);
     expect(bed.upstream.requests).toHaveLength(callsBefore);

@@ -29,7 +29,7 @@ export function anthropicErrorType(status: number): string {
   return errorTypes[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
-/** Error shape B (spec 2.1): `{type:"error", error:{type, message}}`. */
+/** Error shape B (docs/api.md): `{type:"error", error:{type, message}}`. */
 export function renderAnthropicErrorBody(status: number, details: ErrorDetails): unknown {
   const type = details.type ?? anthropicErrorType(status);
   return {

@@ -38,7 +38,7 @@ function defaultsFor(status: number): OpenAiErrorDefaults {
   }
 }
 
-/** Error shape A (spec 2.1): `{error:{message, type, param, code}}`. */
+/** Error shape A (docs/api.md): `{error:{message, type, param, code}}`. */
 export function renderOpenAiErrorBody(status: number, details: ErrorDetails): unknown {
   const defaults = defaultsFor(status);
   return {

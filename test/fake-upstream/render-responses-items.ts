@@ -33,7 +33,7 @@ export function settleResponsesItems(
     const call = block.toolCall;
     return {
       kind: 'function_call',
-      // Item id (fc_…) and call_id (call_…) are different values (CLIENTS.md, Codex).
+      // Item id (fc_…) and call_id (call_…) are different values (docs/clients.md, Codex).
       id: call.itemId ?? context.ids.next('fc_'),
       callId: call.id ?? context.ids.next('call_'),
       name: call.name,

@@ -89,9 +89,9 @@ describe('conformance matrix: 3 client dialects × 3 upstream dialects', () => {
             expect(view.reportedInput).toBe(surface === 'messages' ? 40 : 100);
             expect(view.reportedOutput).toBe(7);
             if (surface === 'messages' && stream) {
-              // message_start carries the prompt size (CLIENTS.md, decisions/0003): Anthropic's
-              // own start, the responses upstream's count that already answered, or the gateway's
-              // own count for a chat upstream (which reports usage only at the end).
+              // message_start carries the prompt size (docs/clients.md, decisions/0003):
+              // Anthropic's own start, the responses upstream's count that already answered, or the
+              // gateway's own count for a chat upstream (which reports usage only at the end).
               if (provider.kind === 'openai-chat') expect(view.startInput).toBeGreaterThan(0);
               else expect(view.startInput).toBe(provider.kind === 'openai-responses' ? 100 : 40);
             }

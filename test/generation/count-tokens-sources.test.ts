@@ -18,9 +18,9 @@ function framed(count: (text: string) => number, texts: string[]): number {
 }
 
 /**
- * Issue 14 §6: `count_tokens` towards an OpenAI-style upstream without a counting endpoint counts
- * with the model family's tokenizer, or asks the upstream's tokenize route; otherwise 400. The
- * answer says which in `x-switchyard-token-count-source`.
+ * docs/decisions/0031: `count_tokens` towards an OpenAI-style upstream without a counting endpoint
+ * counts with the model family's tokenizer, or asks the upstream's tokenize route; otherwise 400.
+ * The answer says which in `x-switchyard-token-count-source`.
  */
 describe('POST /v1/messages/count_tokens by counting source', () => {
   const bed = useUpstreamTestBed({

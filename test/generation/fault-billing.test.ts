@@ -21,7 +21,7 @@ import {
 /**
  * docs/decisions/0016 on every route: a stream that ends in a fault is billed the input the
  * upstream read and the output the client was sent — never 0 once something was delivered, never
- * the whole scripted answer — and its charge and usage record agree. Issue 13 §6: a broken
+ * the whole scripted answer — and its charge and usage record agree. A broken
  * upstream frame ends the client's stream with an error event of its own dialect.
  */
 
@@ -68,7 +68,7 @@ const faults: Record<string, Partial<FakeSuccessReply>> = {
   'broken frame': { brokenFrameAt: 8 },
 };
 
-// Issue 12: the fault tests run on both stores. Under CI PostgreSQL must answer; elsewhere its
+// The fault tests run on both stores. Under CI PostgreSQL must answer; elsewhere its
 // absence is said loudly and the suite runs on SQLite alone.
 const ciRequiresPostgres = (process.env.CI ?? 'false') !== 'false' && process.env.CI !== '';
 const postgresProblem = await probePostgres();

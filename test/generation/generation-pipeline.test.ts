@@ -206,7 +206,7 @@ describe('the generation pipeline around the codecs', () => {
     expect(response.statusCode).toBe(400);
     const body = response.json();
     expect(body.error.message).toContain('gpt');
-    // The client's own field name, not the canonical one (issue 14 §5).
+    // The client's own field name, not the canonical one.
     expect(body.error.details.issues.map((issue: { path: string }) => issue.path)).toEqual([
       'top_k',
     ]);

@@ -14,7 +14,7 @@ import {
 type Json = Record<string, any>;
 
 /**
- * CLIENTS.md: a message-style stream's `message_start.usage.input_tokens` is the prompt size,
+ * docs/clients.md: a message-style stream's `message_start.usage.input_tokens` is the prompt size,
  * never 0, also when the upstream is OpenAI-style and reports usage only at its end; decisions/0003:
  * the best size known without waiting, with the upstream's exact figures in `message_delta`.
  */

@@ -24,10 +24,10 @@ import {
 import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
 
 /**
- * Issue 12 §1: whatever the prompt, the requested output limit and the usage the upstream
- * reports (above what was asked included), no balance goes below zero through client traffic,
- * and the ledger, the usage records and the shortfalls add up: every call is charged its price
- * or, past what the hold and the balance cover, records the rest as its shortfall.
+ * docs/decisions/0015, 0017: whatever the prompt, the requested output limit and the usage the
+ * upstream reports (above what was asked included), no balance goes below zero through client
+ * traffic, and the ledger, the usage records and the shortfalls add up: every call is charged its
+ * price or, past what the hold and the balance cover, records the rest as its shortfall.
  */
 
 const providers = ['anthropic', 'chat', 'responses'] as const;
@@ -134,7 +134,7 @@ async function checkScenario(
   upstream.reset();
 }
 
-describe('money invariants under random traffic (issue 12 §1)', () => {
+describe('money invariants under random traffic: no negative balance, every charge accounted', () => {
   let upstream: FakeUpstream;
   beforeAll(async () => {
     upstream = await startFakeUpstream();

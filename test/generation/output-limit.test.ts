@@ -4,7 +4,7 @@ import { modelPerDialect } from '../support/test-gateway.ts';
 import { useUpstreamTestBed } from '../support/use-test-bed.ts';
 
 /**
- * Issue 12 §1 and docs/decisions/0015: the upstream is never asked for more output than the
+ * docs/decisions/0015: the upstream is never asked for more output than the
  * hold covers, and an upstream that reports more than was asked cannot take a balance below zero.
  */
 

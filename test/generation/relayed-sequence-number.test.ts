@@ -5,7 +5,7 @@ import { modelPerDialect } from '../support/test-gateway.ts';
 import { useUpstreamTestBed } from '../support/use-test-bed.ts';
 
 /**
- * Issue 14 §7: when a relayed responses stream breaks, the gateway's own failure event continues
+ * When a relayed responses stream breaks, the gateway's own failure event continues
  * the upstream's `sequence_number` instead of starting again at 0.
  */
 describe('the failure event of a relayed responses stream', () => {

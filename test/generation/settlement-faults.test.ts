@@ -12,7 +12,7 @@ import { parseServerSentEvents } from '../support/parse-sse.ts';
 import { testModel } from '../support/test-gateway.ts';
 
 /**
- * Issue 12 §3 (docs/decisions/0017): the charge and its usage record are one write; when the
+ * docs/decisions/0017: the charge and its usage record are one write; when the
  * store cannot take it at the end of a stream the client's answer still ends cleanly, the
  * settlement waits on disk, and it lands exactly once — on a retry, or after a restart.
  */

@@ -64,9 +64,9 @@ async function timeStream(
 }
 
 /**
- * Issue 14 §1: a message-style stream follows its upstream on every route. The upstream's own
- * time to first text is measured by asking the fake directly in its dialect; through the gateway
- * the first byte and the first text delta must follow it within a few milliseconds, and the
+ * docs/decisions/0003: a message-style stream follows its upstream on every route. The upstream's
+ * own time to first text is measured by asking the fake directly in its dialect; through the
+ * gateway the first byte and the first text delta must follow it within a few milliseconds, and the
  * answer must arrive spread out as written, not at once at the end.
  */
 describe('time to first text of /v1/messages streams, per upstream dialect', () => {

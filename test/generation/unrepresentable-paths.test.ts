@@ -4,7 +4,7 @@ import { startTestGateway, testModel, type TestGateway } from '../support/test-g
 import { surfacePaths, type SurfaceName } from './surface-clients.ts';
 
 /**
- * Issue 14 §5: every unrepresentable field of the translated routes of the conformance matrix
+ * Every unrepresentable field of the translated routes of the conformance matrix
  * (3 client dialects × 3 upstream dialects, same-dialect routes excepted) is reported with the
  * client's own JSON path and field name, and each path resolves in the body the client sent.
  */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
-describe('admin API under /api/admin (issue 2 §4)', () => {
+describe('admin API under /api/admin: the operator commands over HTTP', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await startTestGateway();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
 
-describe('client token authentication (spec §5)', () => {
+describe('client token authentication', () => {
   let gateway: TestGateway;
 
   beforeAll(async () => {

@@ -126,7 +126,8 @@ const knownFields = fc
 
 /**
  * A request that is valid but for one value nested thousands of levels deep, as text: the
- * test's own JSON.stringify would overflow on it (issue 13 §2 saw ~3 000 levels answer 500).
+ * test's own JSON.stringify would overflow on it (~3 000 levels once answered 500,
+ * docs/decisions/0025).
  */
 const deepText = fc
   .tuple(fc.integer({ min: 100, max: 5000 }), fc.constantFrom('parameters', 'input', 'metadata'))
@@ -167,7 +168,7 @@ const postRoutes = [
   '/v1/chat/completions',
 ];
 
-/** issue 13 §2: whatever a client sends, the gateway answers it without a 5xx. */
+/** Whatever a client sends, the gateway answers it without a 5xx. */
 describe('generated bodies on every client route (fuzz)', () => {
   const dialects = modelPerDialect({ anthropic: 'claude', chat: 'gpt', responses: 'resp' });
   const bed = useUpstreamTestBed({

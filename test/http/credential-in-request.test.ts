@@ -3,7 +3,7 @@ import { generateClientToken } from '../../src/auth/client-token.ts';
 import { modelPerDialect } from '../support/test-gateway.ts';
 import { useUpstreamTestBed } from '../support/use-test-bed.ts';
 
-/** spec §5.4, issue 13 §3: a client token is refused wherever it appears outside the headers. */
+/** docs/api.md: a client token is refused wherever it appears outside the headers. */
 describe('client tokens outside the credential headers', () => {
   const bed = useUpstreamTestBed({
     ...modelPerDialect({ anthropic: 'claude', chat: 'gpt' }),

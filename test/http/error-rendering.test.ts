@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
-describe('error rendering (spec §2.1, §7)', () => {
+describe('error rendering: shape B on message-style routes, shape A elsewhere', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await startTestGateway({ server: { bodyLimitBytes: 1024 } });

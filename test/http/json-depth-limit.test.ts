@@ -11,7 +11,7 @@ function deepSchema(levels: number): string {
   return `${'{"type":"object","properties":{"a":'.repeat(levels)}{"type":"string"}${'}}'.repeat(levels)}`;
 }
 
-/** issue 13 §2: deep nesting is refused at the edge with 400, never a RangeError and 500. */
+/** docs/decisions/0025: deep nesting is refused at the edge with 400, never a RangeError and 500. */
 describe('JSON nesting depth limit', () => {
   const bed = useUpstreamTestBed({
     ...modelPerDialect({ anthropic: 'claude', chat: 'gpt' }),

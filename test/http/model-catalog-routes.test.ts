@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
 
-describe('GET /v1/models and /api/public/models (spec §4.1)', () => {
+describe('GET /v1/models and /api/public/models', () => {
   let gateway: TestGateway;
   const ids = ['m-1', 'm-2', 'm-3', 'm-4', 'm-5'];
 
@@ -47,7 +47,7 @@ describe('GET /v1/models and /api/public/models (spec §4.1)', () => {
     expect(first.body.has_more).toBe(false);
     const model = first.body.data[0];
     expect(model).toMatchObject({ id: 'm-1', object: 'model', type: 'model', display_name: 'm-1' });
-    // Extra fields (spec §2.2) that the Codex installer writes into Codex's configuration.
+    // Extra fields of the model list that the Codex installer writes into Codex's configuration.
     expect(model).toMatchObject({ context_window: 200_000, max_output_tokens: 8_192 });
     expect(typeof model.created).toBe('number');
     expect(typeof model.created_at).toBe('string');

@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
 
-describe('GET /openapi.json (spec §9)', () => {
+describe('GET /openapi.json: the OpenAPI 3.1 contract', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
     gateway = await startTestGateway({
@@ -165,7 +165,7 @@ describe('GET /openapi.json (spec §9)', () => {
     expect(response.required).toEqual(['text']);
   });
 
-  it('describes every storage route of spec §4.12 with its field names', async () => {
+  it('describes every storage route with its field names', async () => {
     const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const paths = document.paths as Record<string, Record<string, unknown>>;
     expect(Object.keys(paths['/v1/storage'] ?? {})).toContain('get');

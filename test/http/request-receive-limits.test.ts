@@ -74,7 +74,7 @@ const messagesBody = (stream = false) =>
 const statusOf = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
 const thirtyMiB = 30 * 1024 * 1024;
 
-/** issue 13 §1: what an unauthenticated or slow client can make the gateway hold. */
+/** docs/operations.md: what an unauthenticated or slow client can make the gateway hold. */
 describe('request receipt limits (real sockets)', () => {
   let upstream: FakeUpstream;
   beforeAll(async () => {

@@ -14,7 +14,7 @@ import {
 
 const credits = 10_000_000;
 
-describe('POST /v1/images/generations (spec §2.8, §4.9)', () => {
+describe('POST /v1/images/generations', () => {
   const bed = useTestBed(() => startImageBed());
   const balance = async (accountId: string) =>
     (await bed.gateway.store.ledger.getBalance(accountId)).balance;
@@ -52,7 +52,7 @@ describe('POST /v1/images/generations (spec §2.8, §4.9)', () => {
     expect(download.headers['content-type']).toBe('image/png');
     expect(download.rawPayload.equals(bed.fake.produced.at(-1) as Buffer)).toBe(true);
     expect(await balance(accountId)).toBe(credits - 2 * openaiPrice);
-    // The files are no longer protected once the job finished (spec §3).
+    // The files are no longer protected once the job finished (docs/api.md).
     const asset = await bed.gateway.storage.getAsset(accountId, generation.images[0].id);
     expect(asset?.protected).toBe(false);
     // The completion log line names the job and its charge.

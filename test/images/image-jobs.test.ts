@@ -26,7 +26,7 @@ async function until(condition: () => boolean | Promise<boolean>): Promise<void>
   throw new Error('condition not reached');
 }
 
-describe('image jobs survive a gateway restart (issue 17 §5)', () => {
+describe('image jobs survive a gateway restart', () => {
   it('resumes polling the stored upstream job: finished once, charged once', async () => {
     const folder = await mkdtemp(path.join(tmpdir(), 'switchyard-images-'));
     const file = path.join(folder, 'store.db');
@@ -77,7 +77,7 @@ describe('image jobs survive a gateway restart (issue 17 §5)', () => {
   });
 });
 
-describe('input images and protection (spec §2.8, §3)', () => {
+describe('input images, and their protection while the job runs', () => {
   const bed = useTestBed(() => startImageBed());
   const png = encodePng(2, 2, pixelsFor(2, 2, 9));
 
@@ -193,7 +193,7 @@ describe('input images and protection (spec §2.8, §3)', () => {
   });
 });
 
-describe('job bounds (issue 17 §5)', () => {
+describe('job bounds', () => {
   const bed = useTestBed(async () => {
     const fake = await startFakeImageUpstream();
     const bounded = await startImageBed({

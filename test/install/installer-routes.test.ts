@@ -49,7 +49,7 @@ describe('GET /install/* without server.publicBaseUrl', () => {
     }
   });
 
-  it('refuses a token in the URL (spec §1: the token never travels in a URL)', async () => {
+  it('refuses a token in the URL (the token never travels in a URL)', async () => {
     const response = await gateway.app.inject({ url: '/install/claude-code.sh?token=sy_abc' });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: { code: 'credential_in_query' } });

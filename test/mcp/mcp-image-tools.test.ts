@@ -50,7 +50,7 @@ async function startMcpImageBed(images: Record<string, unknown> = {}): Promise<M
   return { ...bed, origin: `http://127.0.0.1:${port}` };
 }
 
-describe('MCP image tools over the SDK client (spec §4.11)', () => {
+describe('MCP image tools over the SDK client', () => {
   const bed = useTestBed(() => startMcpImageBed());
   const clients: Client[] = [];
   afterEach(async () => {

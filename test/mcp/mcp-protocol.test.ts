@@ -11,7 +11,7 @@ const initialize = (protocolVersion: string) =>
     clientInfo: { name: 'raw-test', version: '1.0.0' },
   });
 
-describe('POST /mcp: the protocol and its refusals (spec §2.10, §4.11, §7)', () => {
+describe('POST /mcp: the protocol and its refusals', () => {
   let bed: McpBed;
   let token: string;
   beforeAll(async () => {
@@ -111,7 +111,7 @@ describe('POST /mcp: the protocol and its refusals (spec §2.10, §4.11, §7)', 
   it('415 for a body that is not JSON', async () => {
     const response = await post('hello', { 'content-type': 'text/plain' });
     const body = expectRefusal(response, 415, -32000);
-    // Also an error body of shape B (spec §2.1).
+    // Also an error body of shape B (docs/api.md).
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
 

@@ -15,7 +15,7 @@ function textOf(result: Json): string {
     .join('');
 }
 
-describe('MCP tools over the SDK client (spec §4.11)', () => {
+describe('MCP tools over the SDK client', () => {
   let bed: McpBed;
   const clients: Client[] = [];
   beforeAll(async () => {

@@ -125,7 +125,7 @@ function expectToolRoundTrip(turn: ReadFileTurn, bed: RealClientBed): void {
   for (const exchange of turn.accepted) {
     expect(exchange.url).toBe('/v1/messages?beta=true');
     expect(exchange.responseHeaders['content-type']).toContain('text/event-stream');
-    // CLIENTS.md: message_start announces the real prompt size, whatever the upstream.
+    // docs/clients.md: message_start announces the real prompt size, whatever the upstream.
     const start = /^event: message_start\ndata: (.*)$/m.exec(exchange.responseText);
     const startUsage = JSON.parse(start?.[1] ?? '{}').message?.usage;
     expect(startUsage?.input_tokens, exchange.responseText.slice(0, 400)).toBeGreaterThan(0);
@@ -135,7 +135,7 @@ function expectToolRoundTrip(turn: ReadFileTurn, bed: RealClientBed): void {
   const read = readUpstreamTools(first).find((tool) => tool.name === 'Read');
   expect(read?.schema).toMatchObject({ properties: { file_path: { type: 'string' } } });
   // The replayed call keeps its id and arguments, and towards openai-responses the upstream's own
-  // `fc_` item id (issue 14 §7); the result answers that same id.
+  // `fc_` item id; the result answers that same id.
   expect(readUpstreamToolCalls(second)).toEqual([
     {
       id: turn.toolCallId,

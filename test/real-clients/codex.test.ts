@@ -117,7 +117,7 @@ function expectToolRoundTrip(turn: CatFileTurn, bed: RealClientBed): void {
     expect(exchange.url).toBe('/v1/responses');
     expect(exchange.headers.authorization).toBe(`Bearer ${bed.token}`);
     expect(exchange.responseHeaders['content-type']).toContain('text/event-stream');
-    // CLIENTS.md: the turn ends only on response.completed.
+    // docs/clients.md: the turn ends only on response.completed.
     expect(exchange.responseText).toContain('response.completed');
   }
 
@@ -213,7 +213,7 @@ describeWithClient('Codex exec through the gateway', codexLauncher, () => {
       upstreamTools.forEach((tool, index) => {
         expect(tool.schema).toMatchObject(expectedTools[index]?.schema as Json);
       });
-      // Codex's base instructions arrive as its first developer message (CLIENTS.md).
+      // Codex's base instructions arrive as its first developer message (docs/clients.md).
       const developer = inputOf(turn.accepted[0]).find((item) => item.role === 'developer');
       const instructions = ((developer?.content ?? []) as Json[])[0]?.text;
       expect(instructions).toEqual(expect.any(String));

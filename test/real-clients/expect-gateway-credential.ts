@@ -4,7 +4,7 @@ import { upstreamKey } from './real-client-bed.ts';
 
 /**
  * The upstream request carried the gateway's own key and nothing of the client token: the
- * client credential is the gateway's, never forwarded (spec §5.4).
+ * client credential is the gateway's, never forwarded (docs/api.md).
  */
 export function expectOnlyGatewayCredential(request: RecordedRequest, token: string): void {
   const { headers } = request;

@@ -76,7 +76,7 @@ function mcpTraffic(exchanges: ClientExchange[]) {
 }
 
 describeWithClient(
-  "MCP: real clients call the gateway's tools (issue 19)",
+  "MCP: real clients call the gateway's tools over streamable HTTP",
   claudeCodeBinary,
   () => {
     let bed: RealClientBed;
@@ -142,7 +142,7 @@ describeWithClient(
           workspace: await bed.newWorkspace(),
           allowedTools: [`mcp__${serverName}__search`, `mcp__${serverName}__list_models`],
           // With tool search on, MCP tools are only offered through ToolSearch: a fake model could
-          // not see them to call them (CLIENTS.md).
+          // not see them to call them (docs/clients.md).
           extraEnv: { ENABLE_TOOL_SEARCH: 'false' },
           mcpServer: {
             name: serverName,

@@ -49,7 +49,7 @@ function parseResult(stdout: string): ClaudeCodeResult | undefined {
   }
 }
 
-/** `claude -p <prompt> --output-format json` against the gateway (CLIENTS.md, Claude Code). */
+/** `claude -p <prompt> --output-format json` against the gateway (docs/clients.md, Claude Code). */
 export async function runClaudeCode(options: ClaudeCodeOptions): Promise<ClaudeCodeRun> {
   const binary = requireClientBinary(claudeCodeBinary);
   const credentialVariable =

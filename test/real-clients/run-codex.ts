@@ -30,7 +30,7 @@ export interface CodexRun extends ClientRun {
   lastMessage: string | undefined;
 }
 
-/** CLIENTS.md, Codex CLI: a custom provider speaking the responses dialect to the gateway. */
+/** docs/clients.md, Codex CLI: a custom provider speaking the responses dialect to the gateway. */
 function renderConfig(
   origin: string,
   model: string,
@@ -41,7 +41,8 @@ function renderConfig(
     mcpServer === undefined
       ? []
       : [
-          // CLIENTS.md: `url` and `bearer_token_env_var` (the gateway token, never in the file).
+          // docs/clients.md: `url` and `bearer_token_env_var` (the gateway token, never in the
+          // file).
           `[mcp_servers.${mcpServer.name}]`,
           `url = ${JSON.stringify(mcpServer.url)}`,
           `bearer_token_env_var = ${JSON.stringify(tokenVariable)}`,

@@ -21,7 +21,7 @@ const tokenVariable = 'SWITCHYARD_TOKEN';
 /** Variables that would point Codex elsewhere or hand it a credential of the developer's. */
 const foreignVariable = /^(OPENAI_|CODEX_|ANTHROPIC_|XDG_)/;
 
-/** CLIENTS.md, Codex over WebSocket: a custom provider with `supports_websockets = true`. */
+/** docs/clients.md, Codex over WebSocket: a custom provider with `supports_websockets = true`. */
 function codexConfig(origin: string): string {
   return [
     `model = ${JSON.stringify(wsModels.responses)}`,

@@ -29,7 +29,7 @@ function conversationOf(body: Record<string, unknown>): Array<[string, string[]]
 }
 
 /**
- * Codex's `response.append` over the responses WebSocket (issue 14 §7): the new items continue
+ * Codex's `response.append` over the responses WebSocket: the new items continue
  * the connection's last response with the same parameters, on every upstream dialect.
  */
 describe('response.append on the responses WebSocket', () => {

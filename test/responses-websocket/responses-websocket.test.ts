@@ -53,7 +53,7 @@ const responseOf = (events: ServerEvent[]) =>
   (events.at(-1) as unknown as { response: { id: string; status: string; output: unknown[] } })
     .response;
 
-describe('responses over WebSocket (spec §4.13) with the openai SDK client', () => {
+describe('responses over WebSocket with the openai SDK client', () => {
   const bed = useTestBed(startWebSocketTestBed);
   beforeEach(() => bed.fake.reset());
 
@@ -91,7 +91,7 @@ describe('responses over WebSocket (spec §4.13) with the openai SDK client', ()
       expect(body).not.toHaveProperty('previous_response_id');
       expect(JSON.stringify(body)).not.toContain(firstId);
       if (model === wsModels.anthropic) {
-        // The gateway's own prompt-cache marker (spec §5.3) may sit on the last block.
+        // The gateway's own prompt-cache marker (docs/api.md) may sit on the last block.
         const messages = body.messages as Array<{ role: string; content: Array<{ text: string }> }>;
         expect(
           messages.map(({ role, content }) => [role, content.map((part) => part.text)]),

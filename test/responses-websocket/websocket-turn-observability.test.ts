@@ -19,7 +19,7 @@ async function eventually<T>(check: () => T | Promise<T>): Promise<T> {
 
 /**
  * A responses turn over the WebSocket leaves the same completion line in the log and the same
- * metrics as an HTTP request (issue 14 §7): status, model, tokens, cost, duration, request id.
+ * metrics as an HTTP request: status, model, tokens, cost, duration, request id.
  */
 describe('a responses WebSocket turn is logged and counted like an HTTP request', () => {
   const bed = useTestBed(startWebSocketTestBed);

@@ -5,9 +5,9 @@ import { sdkModels, startSdkTestBed, weatherSchema } from './sdk-test-setup.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
 
 /**
- * Issue 14 §3: `@ai-sdk/openai`'s responses model with its default settings (`store` left to the
- * dialect's default, true) sends `item_reference` items for earlier output; the gateway expands
- * them from its own stored responses on every route, since no upstream ever kept them.
+ * docs/decisions/0035: `@ai-sdk/openai`'s responses model with its default settings (`store` left
+ * to the dialect's default, true) sends `item_reference` items for earlier output; the gateway
+ * expands them from its own stored responses on every route, since no upstream ever kept them.
  */
 
 const weatherCall = { id: 'call_ref_1', name: 'get_weather', arguments: '{"city":"Oslo"}' };

@@ -9,8 +9,8 @@ import { sdkModels, startSdkTestBed, weatherSchema } from './sdk-test-setup.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
 
 /**
- * Issue 14 §2: a tool loop driven by the openai SDK's stream helpers replays their output as the
- * SDK returns it (`parsed_arguments: null`, `parsed: null`, `reasoning_content`), on the routes
+ * docs/clients.md: a tool loop driven by the openai SDK's stream helpers replays their output as
+ * the SDK returns it (`parsed_arguments: null`, `parsed: null`, `reasoning_content`), on the routes
  * where the gateway translates.
  */
 

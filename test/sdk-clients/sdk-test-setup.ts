@@ -34,7 +34,7 @@ export function startSdkTestBed(): Promise<SdkTestBed> {
 }
 
 /**
- * The upstream request carried the configured key and nothing of the client token (spec: the
+ * The upstream request carried the configured key and nothing of the client token (the
  * client credential is the gateway's, never forwarded).
  */
 export function expectUpstreamCredential(request: RecordedRequest | undefined, token: string) {

@@ -6,7 +6,7 @@ import { bearer, postSearch, startSearchBed, type SearchBed } from './search-tes
 const credits = 1_000_000;
 const price = 5_000;
 
-describe('POST /v1/search: upstream failures, fallback and money (issue 18)', () => {
+describe('POST /v1/search: upstream failures, fallback and money', () => {
   let bed: SearchBed | undefined;
   afterEach(async () => {
     await bed?.close();

@@ -5,7 +5,7 @@ import { bearer, postSearch, startSearchBed, type SearchBed } from './search-tes
 const credits = 1_000_000;
 const price = 5_000;
 
-describe('POST /v1/search replays under x-request-id (spec §4.8, docs/decisions/0060)', () => {
+describe('POST /v1/search replays under x-request-id (docs/decisions/0060)', () => {
   let bed: SearchBed;
   beforeAll(async () => {
     bed = await startSearchBed(['tavily']);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway } from '../support/test-gateway.ts';
 import { bearer, postSearch, startSearchBed, type SearchBed } from './search-test-bed.ts';
 
-describe('POST /v1/search limits at their boundaries (spec §2.7, §4.8, §8)', () => {
+describe('POST /v1/search limits at their boundaries', () => {
   let bed: SearchBed;
   let token: string;
   beforeAll(async () => {

@@ -9,7 +9,7 @@ import {
   type SearchBed,
 } from './search-test-bed.ts';
 
-describe('POST /v1/search: each provider behind one answer (spec §4.8, issue 18)', () => {
+describe('POST /v1/search: each provider behind one answer', () => {
   let bed: SearchBed | undefined;
   afterEach(async () => {
     await bed?.close();

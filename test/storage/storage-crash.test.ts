@@ -36,7 +36,7 @@ function runChildUntilBlobWritten(dataDir: string, accountId: string): Promise<s
   });
 }
 
-describe('a process killed between the blob write and the metadata commit (issue 16)', () => {
+describe('a process killed between the blob write and the metadata commit', () => {
   it('leaves nothing the user can see, and the sweeper removes the orphan blob', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'switchyard-crash-'));
     try {

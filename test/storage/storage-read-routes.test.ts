@@ -4,7 +4,7 @@ import { startStorageTestBed, type StorageTestBed } from './storage-test-bed.ts'
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-describe('storage routes: summary, list, download, delete (spec §4.12)', () => {
+describe('storage routes: summary, list, download, delete', () => {
   let bed: StorageTestBed;
   beforeAll(async () => {
     bed = await startStorageTestBed();

@@ -13,7 +13,7 @@ async function listFilesUnder(folder: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
 }
 
-describe('storage routes: policy, cleanup and quota (spec §4.12, §8)', () => {
+describe('storage routes: policy, cleanup and quota', () => {
   let bed: StorageTestBed;
   beforeAll(async () => {
     bed = await startStorageTestBed({ maxRetentionDays: 90 });
@@ -176,7 +176,7 @@ describe('storage routes: policy, cleanup and quota (spec §4.12, §8)', () => {
     });
   });
 
-  it('deleting files leaves the billing history alone (spec §4.12)', async () => {
+  it('deleting files leaves the billing history alone', async () => {
     const { token, accountId } = await bed.createToken();
     await bed.gateway.operator.changeCredits({
       accountId,

@@ -15,7 +15,7 @@ const wav = buildWav({ seconds: 60 });
 /** 60 s × 100 micro-credits. */
 const held = 6_000;
 
-describe('transcription money and upstream failures (spec §4.10, §7)', () => {
+describe('transcription money and upstream failures', () => {
   const bed = useTestBed(() => startTranscriptionBed({ deployments: 2 }));
   const calls = (index: number) => bed.upstreams[index]?.requests.length ?? 0;
   const balanceOf = async (accountId: string) => bed.gateway.store.ledger.getBalance(accountId);

@@ -11,7 +11,7 @@ import {
 
 const credits = 1_000_000;
 
-describe('transcription under an Idempotency-Key (spec §4.10, docs/decisions/0045)', () => {
+describe('transcription under an Idempotency-Key (docs/decisions/0045)', () => {
   const bed = useTestBed(() => startTranscriptionBed());
   const calls = () => bed.upstreams[0]?.requests.length ?? 0;
 

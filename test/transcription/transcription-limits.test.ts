@@ -20,7 +20,7 @@ function wavOfSize(fileBytes: number): Buffer {
   return buildWav({ sampleRate: 22_050, dataBytes: fileBytes - 44, fill: () => 0x80 });
 }
 
-describe('transcription limits at their boundaries (spec §2.9, §8)', () => {
+describe('transcription limits at their boundaries', () => {
   const bed = useTestBed(() => startTranscriptionBed());
   const calls = () => bed.upstreams[0]?.requests.length ?? 0;
   const post = async (parts: Parameters<typeof postTranscription>[2], key: string) => {

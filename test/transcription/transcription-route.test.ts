@@ -15,7 +15,7 @@ import {
 
 const credits = 1_000_000;
 
-describe('POST /v1/audio/transcriptions (spec §2.9, §4.10)', () => {
+describe('POST /v1/audio/transcriptions', () => {
   const bed = useTestBed(() => startTranscriptionBed());
 
   it('forwards the exact bytes, maps the model and answers {text}; charges the reported seconds', async () => {

@@ -9,7 +9,7 @@ const instructions = [
   'of one listed level. A boolean answer is true or false. Add a one-sentence reason.',
 ].join(' ');
 
-/** Content is a string or free JSON (spec §2.6): a string is given as it is. */
+/** Content is a string or free JSON (docs/evaluation.md): a string is given as it is. */
 export function renderContent(content: EvaluationContent | Record<string, unknown>): string {
   return typeof content === 'string' ? content : JSON.stringify(content);
 }
@@ -52,9 +52,9 @@ export const judgeInstructions = instructions;
 
 /**
  * One judge call as a message-style body for the generation pipeline, so any catalog model of
- * any dialect can answer, held, settled and metered like text generation (issue 15). The state
- * and the questions are the texts the batch splitter rendered to measure them. The tool call is
- * forced, so the answer is structured and checked (read-judge-answers.ts).
+ * any dialect can answer, held, settled and metered like text generation (docs/decisions/0046). The
+ * state and the questions are the texts the batch splitter rendered to measure them. The tool call
+ * is forced, so the answer is structured and checked (read-judge-answers.ts).
  */
 export function buildJudgeRequest(input: {
   model: string;

@@ -13,8 +13,8 @@ import { evaluationRoutes } from './evaluation-routes.ts';
 import { EvaluationService } from './evaluation-service.ts';
 
 /**
- * Evaluation's idempotency: a result is replayed for 15 minutes (spec §3, §8). A claim is held
- * for 10 minutes: longer than the largest evaluation runs (a few judge calls, each bounded by
+ * Evaluation's idempotency: a result is replayed for 15 minutes (docs/evaluation.md). A claim is
+ * held for 10 minutes: longer than the largest evaluation runs (a few judge calls, each bounded by
  * the upstream timeouts), after which an unfinished claim counts as abandoned.
  */
 export const evaluationOperation: IdempotentOperation = {

@@ -22,7 +22,7 @@ export interface EvaluationRouteDependencies {
   authenticator: Authenticator;
   evaluation: EvaluationService;
   idempotency: IdempotencyService;
-  /** The single supported `ai-model-id` (spec §4.7). */
+  /** The single supported `ai-model-id` (docs/evaluation.md). */
   modelId: string;
   operation: IdempotentOperation;
 }
@@ -39,7 +39,7 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
-/** spec §4.7: each header is checked before the body is read, and a bad one is named. */
+/** docs/evaluation.md: each header is checked before the body is read, and a bad one is named. */
 function readEvaluationHeaders(request: FastifyRequest, modelId: string): EvaluationHeaders {
   const bad = (header: string, rule: string) =>
     new ApiError('invalid_header', `Invalid header ${header}: ${rule}.`, {
@@ -64,7 +64,7 @@ declare module 'fastify' {
   }
 }
 
-/** POST /v4/ai/evaluation-model (spec §4.7, operationId createEvaluation). */
+/** POST /v4/ai/evaluation-model (operationId createEvaluation, docs/evaluation.md). */
 export async function evaluationRoutes(
   app: FastifyInstance,
   dependencies: EvaluationRouteDependencies,
@@ -76,7 +76,7 @@ export async function evaluationRoutes(
     '/v4/ai/evaluation-model',
     {
       // Credential, then headers, before the body is read; the size is judged on the bytes
-      // before parsing (spec §4.7, §8: 512 KiB → 413).
+      // before parsing (docs/evaluation.md: 512 KiB → 413).
       onRequest: [
         authenticate,
         async (request: FastifyRequest) => {

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 
 /**
- * The evaluation contract (spec §2.6, §4.7, §8) as JSON Schema: Fastify validates requests with
+ * The evaluation contract (docs/evaluation.md) as JSON Schema: Fastify validates requests with
  * it and /openapi.json publishes it. Written as plain JSON Schema because a question is a tagged
  * union (`discriminator` on `type`, so a bad question is reported inside its own kind).
  */
@@ -14,7 +14,7 @@ export const evaluationLimits = {
   specificationVersion: '4',
 } as const;
 
-/** Content is a string, an array, or a free object (spec §2.6). */
+/** Content is a string, an array, or a free object (docs/evaluation.md). */
 const content = {
   type: ['string', 'array', 'object'],
   description: 'Content: a string, an array or an object.',

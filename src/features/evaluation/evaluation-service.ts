@@ -48,7 +48,7 @@ interface Tally {
 }
 
 /**
- * Typed evaluation (spec §2.6, §4.7; docs/evaluation.md): the questions are split into calls
+ * Typed evaluation (docs/evaluation.md): the questions are split into calls
  * that fit the judge model, each call forces a tool whose schema is built from its questions,
  * every answer is checked, and an answer that fails the check is asked for once more. Each call
  * goes through the generation pipeline, so it is limited, held and settled at the model's prices.
@@ -100,7 +100,7 @@ export class EvaluationService {
     };
   }
 
-  /** One batch: a call, and one more when the answer fails the check (issue 15). */
+  /** One batch: a call, and one more when the answer fails the check (docs/decisions/0046). */
   async #judge(
     input: EvaluationInput,
     batch: JudgeBatch,
@@ -135,7 +135,10 @@ export class EvaluationService {
     );
   }
 
-  /** A failed evaluation costs nothing (DESIGN.md §2): what its calls were charged goes back. */
+  /**
+   * A failed evaluation costs nothing (docs/architecture.md): what its calls were charged goes
+   * back.
+   */
   async #refund(input: EvaluationInput, cost: number): Promise<void> {
     if (cost === 0) return;
     const createdAt = this.#dependencies.now();

@@ -1,4 +1,4 @@
-/** The evaluation request and response (spec §2.6) as the service sees them, validated. */
+/** The evaluation request and response (docs/evaluation.md) as the service sees them, validated. */
 export type EvaluationContent = string | unknown[] | Record<string, unknown>;
 
 export type EvaluationQuestion =

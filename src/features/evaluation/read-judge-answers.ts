@@ -12,7 +12,7 @@ type Json = Record<string, unknown>;
 const isJson = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The checked value of one answer, or why it is not one (issue 15: never invented). */
+/** The checked value of one answer, or why it is not one (answers are never invented). */
 function checkValue(
   question: EvaluationQuestion,
   value: unknown,

@@ -25,7 +25,8 @@ export interface JudgeBatch {
 
 /**
  * Splits the questions into calls none of which exceeds the judge model's context window or its
- * output cap (issue 15), keeping the request's order. Every call carries the whole state.
+ * output cap (docs/decisions/0046), keeping the request's order. Every call carries the whole
+ * state.
  */
 export function splitJudgeBatches(
   state: EvaluationContent,

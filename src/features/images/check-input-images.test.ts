@@ -15,7 +15,7 @@ function refusal(run: () => unknown): string {
   return 'accepted';
 }
 
-describe('checkInputImages (spec §2.8)', () => {
+describe('checkInputImages (docs/images.md)', () => {
   it('decodes images whose magic bytes are the claimed type', () => {
     const [checked] = checkInputImages(
       [{ name: 'a.png', media_type: 'image/png', data: png.toString('base64') }],

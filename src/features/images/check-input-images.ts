@@ -10,7 +10,7 @@ function refuse(index: number, field: string, why: string): ApiError {
 }
 
 /**
- * Decodes and checks every reference image (spec §2.8, issue 17 §1): the data is base64 (a
+ * Decodes and checks every reference image (docs/images.md): the data is base64 (a
  * `data:` URL is refused rather than guessed at), it decodes to at most `maxBytes`, and its magic
  * bytes are the media type it claims.
  */

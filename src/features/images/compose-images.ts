@@ -17,7 +17,7 @@ export interface ImagesFeature extends GatewayFeature {
   service: ImageService | undefined;
 }
 
-/** Image generation (issue 17): service, routes and the job workers, from the shared parts. */
+/** Image generation (docs/images.md): service, routes and job workers, from the shared parts. */
 export function composeImages(
   parts: GatewayParts,
   dependencies: { idempotency: IdempotencyService; storage: StorageService; jobs: ImageJobStore },

@@ -26,7 +26,7 @@ export function detectImageType(bytes: Buffer): string | undefined {
   return signatures.find((signature) => signature.matches(bytes))?.mediaType;
 }
 
-/** The media type of an output format (spec §2.8 says `jpg`; the media type is image/jpeg). */
+/** The media type of an output format (the request says `jpg`; the media type is image/jpeg). */
 export function mediaTypeOfFormat(format: 'png' | 'jpg'): string {
   return format === 'png' ? 'image/png' : 'image/jpeg';
 }

@@ -32,9 +32,9 @@ function invalid(param: string, message: string): ApiError {
 }
 
 /**
- * The image catalog (issue 17 §1): models, their options and per-image prices, and the check of
+ * The image catalog (docs/images.md): models, their options and per-image prices, and the check of
  * a request against both the model's offer and its provider kind. What either cannot do is a 400
- * naming the field (spec §1: never ignored).
+ * naming the field (docs/api.md: never ignored).
  */
 export class ImageCatalog {
   readonly #models = new Map<string, ImageCatalogModel>();

@@ -32,7 +32,7 @@ declare module 'fastify' {
   }
 }
 
-/** The four image routes of spec §4.9; each handler calls the ImageService. */
+/** The four image routes (docs/images.md); each handler calls the ImageService. */
 export async function imageRoutes(
   app: FastifyInstance,
   dependencies: ImageRouteDependencies,

@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 
 import { imageJobStates } from './image-types.ts';
 
-/** The image contract (spec §2.8, §4.9, §8) as JSON Schema: validation and /openapi.json. */
+/** The image contract (docs/images.md) as JSON Schema: validation and /openapi.json. */
 export const imageLimits = {
   inputImages: 8,
   key: { min: 1, max: 255, pattern: /^[\x21-\x7e]+$/ },
@@ -12,8 +12,8 @@ const resolution = Type.Union([Type.Literal('1K'), Type.Literal('2K'), Type.Lite
 const outputFormat = Type.Union([Type.Literal('png'), Type.Literal('jpg')]);
 
 /**
- * spec §2.8 allows extra fields; the gateway knows three (`n`, `quality`, `include_base64`) and
- * refuses any other with 400 rather than ignore it (spec §1).
+ * The contract allows extra fields; the gateway knows three (`n`, `quality`, `include_base64`) and
+ * refuses any other with 400 rather than ignore it (docs/api.md).
  */
 export const imageRequestProperties = {
   model: Type.String({ minLength: 1, description: 'Exact id from GET /v1/images/models.' }),

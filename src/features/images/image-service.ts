@@ -50,7 +50,7 @@ export interface ImageServiceDependencies {
 }
 
 /**
- * Image generation (spec §2.8, §3, §4.9; docs/images.md) for both the HTTP routes and the MCP
+ * Image generation (docs/images.md) for both the HTTP routes and the MCP
  * tools: nothing here knows about HTTP. A create call holds the worst-case price, stores the
  * reference images, queues a durable job and waits a configured while for it; the job is then
  * either finished (200) or still running (202) and polled with `get`.
@@ -62,7 +62,7 @@ export class ImageService {
     this.#dependencies = dependencies;
   }
 
-  /** spec §4.9 GET /v1/images/sources: each source and whether this token can use it now. */
+  /** GET /v1/images/sources: each source and whether this token can use it now. */
   async sources(principal: Principal): Promise<ImageSourceAvailability[]> {
     const balance = await this.#dependencies.billing.ledger.getBalance(principal.account.id);
     const allowed = principal.apiKey.permissions.includes('image:create');
@@ -76,7 +76,7 @@ export class ImageService {
       {
         source: 'connected',
         available: false,
-        // spec §1: public accounts cannot link provider keys or subscription logins.
+        // docs/api.md: public accounts cannot link provider keys or subscription logins.
         reason: 'Provider-connected image generation is not offered to client tokens.',
       },
     ];
@@ -90,7 +90,7 @@ export class ImageService {
   }
 
   /**
-   * spec §4.9 POST /v1/images/generations. 400s come before the key is claimed. The same key with
+   * POST /v1/images/generations. 400s come before the key is claimed. The same key with
    * the same request answers the same job in its present state (docs/decisions/0071): finished,
    * still running, or 410 once its images were deleted; with another request, 409.
    */
@@ -155,7 +155,7 @@ export class ImageService {
     };
   }
 
-  /** spec §4.9 GET /v1/images/generations/{job_id}: 404 for another account's job, 410 once deleted. */
+  /** GET /v1/images/generations/{job_id}: 404 for another account's job, 410 once deleted. */
   async get(
     principal: Principal,
     jobId: string,
@@ -277,7 +277,7 @@ export class ImageService {
         const asset = await this.#dependencies.storage.getAsset(job.accountId, id);
         if (asset !== undefined) images.push(describeImage(asset));
       }
-      // spec §3: once every image is gone (DELETE, cleanup or retention), 410 — no new generation.
+      // Once every image is gone (DELETE, cleanup or retention), 410 — no new generation.
       if (ids.length > 0 && images.length === 0) throw new ApiError('image_result_deleted');
       generation.images = images;
       generation.usage = { images: ids.length, credits: (job.charged ?? 0) / microPerCredit };

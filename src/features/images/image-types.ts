@@ -1,5 +1,5 @@
 /**
- * The types of image generation (spec §2.8, §4.9; docs/images.md) that the HTTP routes and the
+ * The types of image generation (docs/images.md) that the HTTP routes and the
  * MCP tools share: what a client sends, and what it gets back.
  */
 
@@ -13,14 +13,14 @@ export type ImageOutputFormat = (typeof imageOutputFormats)[number];
 export const imageJobStates = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type ImageJobState = (typeof imageJobStates)[number];
 
-/** A reference image as sent (spec §2.8): `data` is base64. */
+/** A reference image as sent (docs/images.md): `data` is base64. */
 export interface InputImage {
   name: string;
   media_type: string;
   data: string;
 }
 
-/** The body of POST /v1/images/generations (spec §2.8) with the extra fields docs/images.md names. */
+/** The body of POST /v1/images/generations with the extra fields docs/images.md names. */
 export interface ImageGenerationRequest {
   model: string;
   prompt: string;
@@ -47,7 +47,7 @@ export interface ImageJobParameters {
   n: number;
 }
 
-/** One delivered image: a stored file (spec §2.11), downloaded with the same token. */
+/** One delivered image: a stored file (docs/api.md), downloaded with the same token. */
 export interface GeneratedImage {
   id: string;
   content_type: string;

@@ -285,7 +285,7 @@ async function storeResults(
         contentType: expected,
         source: 'image_result',
         body: Readable.from([image]),
-        // spec §3: protected until the job finishes.
+        // Protected until the job finishes (docs/api.md, "Stored files").
         protected: true,
         preparedAt: job.createdAt,
       });

@@ -20,7 +20,7 @@ export interface McpServices {
   images: ImageService | undefined;
 }
 
-/** The five image tools (spec §4.11), all on the ImageService the image routes call. */
+/** The five image tools (docs/mcp.md), all on the ImageService the image routes call. */
 function imageTools(images: ImageService): McpTool[] {
   return [
     createImageSourcesTool(images),
@@ -32,7 +32,7 @@ function imageTools(images: ImageService): McpTool[] {
 }
 
 /**
- * POST /mcp (spec §4.11, docs/mcp.md). Each tool is one module that receives the service its
+ * POST /mcp (docs/mcp.md). Each tool is one module that receives the service its
  * HTTP route calls; adding a tool is one line here.
  */
 export function composeMcp(parts: GatewayParts, services: McpServices): GatewayFeature {

@@ -12,7 +12,7 @@ import type { McpTool } from './mcp-tool.ts';
 const { include_base64: _inline, ...requestProperties } = imageRequestProperties;
 
 /**
- * The body of POST /v1/images/generations (spec §2.8) without `include_base64`, and its
+ * The body of POST /v1/images/generations (docs/images.md) without `include_base64`, and its
  * Idempotency-Key header as a required argument (docs/decisions/0082).
  */
 const generateImageInputSchema = Type.Object(

@@ -15,7 +15,7 @@ const getImageGenerationInputSchema = Type.Object(
 );
 
 /**
- * `get_image_generation`: GET /v1/images/generations/{job_id} (spec §4.9) — the job's present
+ * `get_image_generation`: GET /v1/images/generations/{job_id} (docs/images.md) — the job's present
  * state; another account's job is 404 as unknown, and 410 once its images were deleted.
  */
 export function createGetImageGenerationTool(images: ImageService): McpTool {

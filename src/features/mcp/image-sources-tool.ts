@@ -3,7 +3,7 @@ import { imageSourcesSchema } from '../images/image-schema.ts';
 import type { ImageService } from '../images/image-service.ts';
 import type { McpTool } from './mcp-tool.ts';
 
-/** `image_sources`: what GET /v1/images/sources answers (spec §4.9), with its permission. */
+/** `image_sources`: what GET /v1/images/sources answers (docs/images.md), with its permission. */
 export function createImageSourcesTool(images: ImageService): McpTool {
   return {
     name: 'image_sources',

@@ -16,7 +16,7 @@ const listImageModelsInputSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** `list_image_models`: the image catalog GET /v1/images/models answers (spec §4.9). */
+/** `list_image_models`: the image catalog GET /v1/images/models answers (docs/images.md). */
 export function createListImageModelsTool(images: ImageService): McpTool {
   return {
     name: 'list_image_models',

@@ -30,7 +30,7 @@ interface ListModelsInput {
   before_id?: string;
 }
 
-/** `list_models`: the catalog page GET /v1/models answers (spec §4.1), with its permission. */
+/** `list_models`: the catalog page GET /v1/models answers, with its permission. */
 export function createListModelsTool(catalog: ModelCatalog): McpTool {
   return {
     name: 'list_models',

@@ -22,7 +22,7 @@ export interface McpRouteDependencies {
 let server: Promise<typeof ServeMcpRequest> | undefined;
 const loadServer = () => (server ??= import('./serve-mcp-request.ts'));
 
-/** POST /mcp (spec §4.11, operationId callMcp): stateless streamable-HTTP MCP. */
+/** POST /mcp (operationId callMcp, docs/mcp.md): stateless streamable-HTTP MCP. */
 export async function mcpRoutes(
   app: FastifyInstance,
   dependencies: McpRouteDependencies,
@@ -57,7 +57,7 @@ export async function mcpRoutes(
     },
   );
 
-  // spec §4.11: stateless, so there is no stream to open (GET) and no session to end (DELETE).
+  // Stateless, so there is no stream to open (GET) and no session to end (DELETE).
   const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) => {
     reply.header('allow', 'POST');
     return sendMcpError(

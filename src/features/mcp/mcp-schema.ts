@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 
 const jsonRpcId = Type.Union([Type.String(), Type.Integer(), Type.Null()]);
 
-/** spec §2.10: a JSON-RPC 2.0 request. */
+/** A JSON-RPC 2.0 request. */
 const jsonRpcRequestSchema = Type.Object(
   {
     jsonrpc: Type.Literal('2.0'),
@@ -28,7 +28,7 @@ const jsonRpcErrorObject = Type.Object(
   { additionalProperties: true },
 );
 
-/** spec §2.10: a JSON-RPC 2.0 response. */
+/** A JSON-RPC 2.0 response. */
 const jsonRpcResponseSchema = Type.Object(
   {
     jsonrpc: Type.Literal('2.0'),
@@ -52,7 +52,7 @@ export const mcpResponseSchemas = {
   202: { description: 'Only notifications or responses were sent: nothing to answer.' },
   '4xx': {
     description:
-      'A JSON-RPC error response with `id: null`, also an error body of shape B (spec §2.1): 400 (-32700 parse error, -32600 invalid request), 401, 405, 406, 413, 415, 429.',
+      'A JSON-RPC error response with `id: null`, also an error body of shape B (docs/api.md): 400 (-32700 parse error, -32600 invalid request), 401, 405, 406, 413, 415, 429.',
     content: { 'application/json': { schema: jsonRpcResponseSchema } },
   },
 };

@@ -36,7 +36,7 @@ export interface McpToolAnnotations {
 }
 
 /**
- * One MCP tool (spec §4.11). Each calls the same service as its HTTP route, never the gateway
+ * One MCP tool (docs/mcp.md). Each calls the same service as its HTTP route, never the gateway
  * over HTTP, and needs the permission that route needs. `call` returns the structured answer,
  * which must match `outputSchema` (wrapped in an McpToolAnswer when it brings content blocks of
  * its own); it throws an ApiError when the call fails, and the server
@@ -46,7 +46,7 @@ export interface McpTool {
   name: string;
   description: string;
   annotations: McpToolAnnotations;
-  /** The route's permission (spec §4), checked on every call. */
+  /** The route's permission (docs/api.md), checked on every call. */
   permission: Permission;
   /** JSON Schema of the arguments (an object schema); arguments are checked against it. */
   inputSchema: TSchema;

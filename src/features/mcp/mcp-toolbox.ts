@@ -48,7 +48,7 @@ function describeApiError(error: ApiError): string {
 }
 
 /**
- * The MCP tools of this gateway (spec §4.11), checked and described once; `serve-mcp-request.ts`
+ * The MCP tools of this gateway (docs/mcp.md), checked and described once; `serve-mcp-request.ts`
  * puts them behind a low-level SDK server per request (stateless: docs/decisions/0080). A tool that fails — a missing permission,
  * bad arguments, a refusal of its service — answers an `isError` result with a clear text, so
  * the model sees it; an unknown tool is the protocol error -32602 (MCP "Tools", error handling).

@@ -26,8 +26,8 @@ function jsonRpcCodeFor(error: ApiError): number {
 }
 
 /**
- * An error of POST /mcp as a JSON-RPC error response (spec §2.10) that is also an error body of
- * shape B (spec §2.1: top-level `type: "error"`, `error.type`, `error.message`), so both readings
+ * An error of POST /mcp as a JSON-RPC error response (docs/mcp.md) that is also an error body of
+ * shape B (docs/api.md: top-level `type: "error"`, `error.type`, `error.message`), so both readings
  * of the contract hold; the catalogue code travels in `error.data` (docs/decisions/0081).
  */
 export function renderMcpErrorBody(error: ApiError, jsonRpcCode = jsonRpcCodeFor(error)) {

@@ -8,7 +8,7 @@ import {
 import type { SearchParameters } from '../search/search-types.ts';
 import type { McpTool } from './mcp-tool.ts';
 
-/** POST /v1/search's body (spec §2.7) plus the x-request-id header as an optional argument. */
+/** POST /v1/search's body (docs/search.md) plus the x-request-id header as an optional argument. */
 const searchInputSchema = Type.Object(
   {
     ...searchRequestProperties,

@@ -20,7 +20,7 @@ export interface SearchRun {
   replayed: boolean;
 }
 
-/** Request fields with the defaults of spec §2.7 filled in (validation never rewrites bodies). */
+/** The request with its defaults (docs/search.md) filled in; validation never rewrites bodies. */
 export function readSearchParameters(
   fields: Partial<SearchParameters> & { query: string },
 ): SearchParameters {

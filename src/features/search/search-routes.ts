@@ -25,7 +25,7 @@ declare module 'fastify' {
   }
 }
 
-/** POST /v1/search (spec §4.8, operationId searchWeb). */
+/** POST /v1/search (operationId searchWeb, docs/search.md). */
 export async function searchRoutes(
   app: FastifyInstance,
   dependencies: SearchRouteDependencies,

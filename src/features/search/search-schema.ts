@@ -1,6 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 
-/** The search contract (spec §2.7, §4.8, §8) as JSON Schema: validation and /openapi.json. */
+/** The search contract (docs/search.md) as JSON Schema: validation and /openapi.json. */
 export const searchLimits = {
   query: { min: 1, max: 2000 },
   maxResults: { min: 1, max: 10, default: 8 },

@@ -36,7 +36,7 @@ export interface SearchInput {
 }
 
 /**
- * Web search (spec §2.7, §4.8; docs/search.md): the price is held, the providers are tried in
+ * Web search (docs/search.md): the price is held, the providers are tried in
  * order until one answers (the next on 5xx, timeout or connect failure), and the hold is settled
  * on an answer or released on a failure, so a failed search costs nothing.
  */

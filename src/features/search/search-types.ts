@@ -1,4 +1,4 @@
-/** The search request after validation and defaults (spec §2.7). */
+/** The search request after validation and defaults (docs/search.md). */
 export interface SearchParameters {
   query: string;
   effort: 'basic';

@@ -1,7 +1,7 @@
 import type { AssetCursor } from './asset-store.ts';
 
 /**
- * `next_cursor` (spec §4.12) names the last file of a page by its sort key (created time, id),
+ * `next_cursor` (docs/api.md) names the last file of a page by its sort key (created time, id),
  * so a page boundary stays put while files are added or deleted. Opaque to clients: base64url.
  */
 export function encodeAssetCursor(cursor: AssetCursor): string {

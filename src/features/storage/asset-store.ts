@@ -67,10 +67,10 @@ export interface SweepClaimOptions {
 }
 
 /**
- * Metadata of stored files and per-account usage (DESIGN.md §4). Files move through `pending`
- * (bytes being written, invisible), `ready` (visible) and `deleting` (invisible, bytes still
- * counted until the blob is gone, spec §3), and every move is a conditional update, so racing
- * processes never double count or double delete.
+ * Metadata of stored files and per-account usage (docs/architecture.md). Files move through
+ * `pending` (bytes being written, invisible), `ready` (visible) and `deleting` (invisible, bytes
+ * still counted until the blob is gone, docs/api.md), and every move is a conditional update, so
+ * racing processes never double count or double delete.
  */
 export interface AssetStore {
   createPendingAsset(asset: PendingAsset): Promise<void>;

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * What produced a stored file (issue 16 §2). Image results and inputs come from the images
+ * What produced a stored file. Image results and inputs come from the images
  * feature, uploads from transcription; the list grows with the features that store files.
  */
 export const assetSources = ['image_result', 'image_input', 'transcription_upload'] as const;
 export type AssetSource = (typeof assetSources)[number];
 
-/** A stored file as the storage service and its routes see it (spec §2.11). */
+/** A stored file as the storage service and its routes see it (docs/api.md). */
 export interface Asset {
   id: string;
   accountId: string;
@@ -24,7 +24,7 @@ export interface Asset {
   createdAt: number;
   /** Epoch milliseconds at which the sweeper removes the file (retention policy). */
   deleteAt: number;
-  /** True while an active job uses the file (spec §3): it cannot be deleted meanwhile. */
+  /** True while an active job uses the file (docs/api.md): it cannot be deleted meanwhile. */
   protected: boolean;
 }
 
@@ -37,7 +37,7 @@ export function createAssetId(): string {
 }
 
 /**
- * The blob key is derived from the server-made id only (issue 16 §1: no client string ever
+ * The blob key is derived from the server-made id only (no client string ever
  * becomes part of a path). Two hex characters spread files over 256 folders.
  */
 export function blobKeyForAsset(assetId: string): string {

@@ -7,7 +7,7 @@ export interface ByteRange {
 }
 
 /**
- * Where the bytes of stored files live (DESIGN.md §4): the local filesystem by default, an
+ * Where the bytes of stored files live (docs/architecture.md): the local filesystem by default, an
  * S3-compatible object store when several gateway processes share the work. Keys are built by
  * the storage service from ids it generated (`blobKeyForAsset`), never from client input.
  */

@@ -41,7 +41,7 @@ async function openBlobStore(
   return { blobs: store, close: () => store.close() };
 }
 
-/** File storage (issue 16): service, routes and the sweeper, from the shared parts. */
+/** File storage (docs/decisions/0050): service, routes and the sweeper, from the shared parts. */
 export async function composeStorage(options: {
   config: StorageConfig;
   dataDir: string;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 
-/** The stream gave more bytes than the account had left (issue 16 §5). */
+/** The stream gave more bytes than the account had left (its quota). */
 export class UploadOverQuota extends Error {
   constructor() {
     super('The upload exceeds the storage quota');

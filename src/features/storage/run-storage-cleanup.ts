@@ -7,7 +7,7 @@ export interface CleanupResult {
   dryRun: boolean;
   /** Deleted, or for a dry run: would be deleted. */
   deleted: string[];
-  /** Hidden and queued for retry: the blob delete failed (spec §3, 202). */
+  /** Hidden and queued for retry: the blob delete failed (202, docs/api.md). */
   pending: string[];
   skipped: Array<{ id: string; reason: CleanupSkipReason }>;
   /** Bytes whose blobs are gone (for a dry run: would be). Pending deletions free nothing yet. */
@@ -15,7 +15,7 @@ export interface CleanupResult {
 }
 
 /**
- * POST /v1/storage/cleanup (spec §4.12): deletes the listed files of the account and skips the
+ * POST /v1/storage/cleanup (docs/api.md): deletes the listed files of the account and skips the
  * protected ones. Another account's id is skipped as `not_found`, exactly like an unknown id.
  * A dry run answers the same lists from the files as they are now and changes nothing.
  */

@@ -7,7 +7,7 @@ export interface StorageSweeper {
 }
 
 /**
- * Runs the sweep every `intervalMs` (spec §8: five minutes by default). Runs never overlap in
+ * Runs the sweep every `intervalMs` (five minutes by default). Runs never overlap in
  * one process; across processes the AssetStore's claims keep two sweepers off the same file.
  */
 export function startStorageSweeper(options: {

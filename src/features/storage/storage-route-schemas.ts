@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 
 import { assetSources } from './asset.ts';
 
-/** Shape A (spec §2.1): every storage route is a Bearer route. */
+/** Shape A (docs/api.md): every storage route is a Bearer route. */
 export const StorageErrorSchema = Type.Object(
   {
     error: Type.Object(
@@ -60,7 +60,7 @@ export const AssetListQuerySchema = Type.Object(
     limit: Type.Optional(
       Type.String({
         pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$',
-        description: 'Integer 1 to 200 (spec §8); default 20.',
+        description: 'Integer 1 to 200 (docs/api.md); default 20.',
       }),
     ),
   },

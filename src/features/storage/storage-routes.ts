@@ -70,7 +70,7 @@ function accountOf(request: FastifyRequest): string {
 }
 
 /**
- * The storage routes (spec §4.12). Any valid credits token of the account may use them
+ * The storage routes (docs/api.md). Any valid credits token of the account may use them
  * (docs/decisions/0051); every id is looked up within the token's account, so another
  * account's file answers exactly as an unknown one.
  */

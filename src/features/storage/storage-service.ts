@@ -29,9 +29,9 @@ export interface StoreAssetInput {
   /** Virtual folder; defaults to the source's. */
   folder?: string;
   body: Readable;
-  /** Set by a job that still uses the file (spec §3); cleared with `setProtected`. */
+  /** Set by a job that still uses the file (docs/api.md); cleared with `setProtected`. */
   protected?: boolean;
-  /** spec §4.12: retention counts from request preparation; defaults to now. */
+  /** Retention counts from request preparation (docs/api.md); defaults to now. */
   preparedAt?: number;
 }
 
@@ -80,7 +80,7 @@ function checkText(value: string, field: string, maximum: number): void {
 }
 
 /**
- * Stored files (issue 16): the one service that the storage routes, the sweeper and the
+ * Stored files (docs/decisions/0050): the one service that the storage routes, the sweeper and the
  * features producing files (images, transcription) call. Bytes go to the BlobStore first and
  * become visible only when the metadata commit counts them against the quota.
  */
@@ -147,7 +147,7 @@ export class StorageService {
       if (error instanceof UploadOverQuota) throw new ApiError('storage_quota_exceeded');
       throw error;
     }
-    // spec §4.12: retention counts from request preparation, so the file's time is that one.
+    // Retention counts from request preparation, so the file's time is that one.
     const createdAt = input.preparedAt ?? startedAt;
     const retentionDays = storage.retentionDays ?? this.#settings.retentionDays;
     const outcome = await this.#assets.commitUpload({
@@ -226,7 +226,7 @@ export class StorageService {
   }
 
   /**
-   * spec §4.12: new files get the new retention; with `applyToExisting` earlier deletion times
+   * docs/api.md: new files get the new retention; with `applyToExisting` earlier deletion times
    * follow, and files already past them are deleted at once (up to one sweep batch; the
    * sweeper takes the rest).
    */
@@ -259,7 +259,7 @@ export class StorageService {
     throw new Error(`The blob of visible asset ${asset.id} is missing`);
   }
 
-  /** DELETE: 404 exactly as unknown for another account's id, 409 while protected (spec §3). */
+  /** DELETE: 404 exactly as unknown for another account's id, 409 while protected (docs/api.md). */
   async deleteAsset(accountId: string, id: string): Promise<DeletionResult> {
     const now = this.#now();
     const begun = await this.#assets.beginDeletion(accountId, id, {
@@ -272,7 +272,7 @@ export class StorageService {
   }
 
   /**
-   * One sweep (issue 16 §4): bounded batches of expired files, deletions due a retry and
+   * One sweep: bounded batches of expired files, deletions due a retry and
    * abandoned uploads, at most `maxBatches` of them. Claims make it safe in several processes.
    */
   async sweepOnce(options: { accountId?: string; maxBatches?: number } = {}): Promise<SweepResult> {
@@ -300,7 +300,7 @@ export class StorageService {
     try {
       await this.#blobs.delete(claim.blobKey);
     } catch {
-      // spec §3: queued for retry; the bytes stay counted until the blob is really gone.
+      // Queued for retry; the bytes stay counted until the blob is really gone.
       await this.#assets.postponeDeletion(claim.id, this.#now() + this.#settings.deleteRetryMs);
       return { outcome: 'pending' };
     }

@@ -5,7 +5,7 @@ import { spoolAudioUpload, type SpooledAudio } from './spool-audio-upload.ts';
 import { transcriptionLimits } from './transcription-limits.ts';
 import type { TranscriptionParameters } from './transcription-types.ts';
 
-/** The parts of spec §2.9 besides `file`, by their part names. */
+/** The parts of the request (docs/transcription.md) besides `file`, by their part names. */
 const fieldNames = ['model', 'language', 'prompt', 'response_format'] as const;
 type FieldName = (typeof fieldNames)[number];
 
@@ -26,7 +26,7 @@ function invalid(message: string, param: string): ApiError {
 }
 
 /**
- * Reads the multipart parts of spec §2.9 in whatever order they come (the file may precede
+ * Reads the multipart parts of the request in whatever order they come (the file may precede
  * `model`): the file is streamed to `spoolPath` as it arrives, the text parts are kept. An unknown
  * or repeated part, a file sent as text or text sent as a file, and a `response_format` other
  * than `json` (docs/decisions/0067) are 400 naming it, refused when that part arrives.

@@ -18,8 +18,8 @@ export interface SpooledAudio {
 
 /**
  * Streams an uploaded file to `path` while hashing it, counting its bytes and reading its WAV
- * header (spec §2.9, §8). Each chunk is held once, on its way to the disk; only the first bytes
- * are kept until the header is read. Refuses as soon as the bytes say so, without reading the
+ * header (docs/transcription.md). Each chunk is held once, on its way to the disk; only the first
+ * bytes are kept until the header is read. Refuses as soon as the bytes say so, without reading the
  * rest: not WAV → 400 `unsupported_audio_format`; over 25 MiB → 413; over 20 minutes by the
  * header → 413 `audio_too_long` (docs/decisions/0066); a truncated or inconsistent header → 400
  * `invalid_audio`. The caller removes the file, whatever the outcome.

@@ -1,4 +1,4 @@
-/** The transcription contract's limits (spec §2.9, §4.10, §8). */
+/** The transcription contract's limits (docs/transcription.md). */
 export const transcriptionLimits = {
   /** 25 MiB: one byte more is 413 as soon as it arrives. */
   maxFileBytes: 25 * 1024 * 1024,

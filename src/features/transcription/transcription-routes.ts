@@ -40,7 +40,7 @@ declare module 'fastify' {
   }
 }
 
-/** POST /v1/audio/transcriptions (spec §4.10, operationId createAudioTranscription). */
+/** POST /v1/audio/transcriptions (operationId createAudioTranscription). */
 export async function transcriptionRoutes(
   app: FastifyInstance,
   dependencies: TranscriptionRouteDependencies,
@@ -107,7 +107,8 @@ export async function transcriptionRoutes(
       let outcome;
       try {
         const form = await readTranscriptionForm(request.parts(), spoolPath);
-        // spec §4.10: "repeat a key only with the same request"; the file counts by its hash.
+        // "Repeat a key only with the same request" (docs/transcription.md); the file counts by its
+        // hash.
         const fingerprint = fingerprintRequest({
           operation: operation.name,
           headers: {},

@@ -3,8 +3,8 @@ import { Type, type TSchema } from 'typebox';
 import { transcriptionLimits } from './transcription-limits.ts';
 
 /**
- * The multipart body of spec §2.9 as JSON Schema, for /openapi.json only: the parts are read
- * and checked as a stream (read-transcription-form.ts), never validated as one object.
+ * The multipart body (docs/transcription.md) as JSON Schema, for /openapi.json only: the parts are
+ * read and checked as a stream (read-transcription-form.ts), never validated as one object.
  */
 export const transcriptionRequestSchema: TSchema = Type.Object(
   {

@@ -48,7 +48,7 @@ export interface TranscriptionInput {
 }
 
 /**
- * Audio transcription (spec §2.9, §4.10; docs/transcription.md): the price of the header's
+ * Audio transcription (docs/transcription.md): the price of the header's
  * duration is held, the model's deployments are tried in order until one answers (the next on
  * 5xx, timeout or connect failure), and the hold is settled on the upstream's reported usage,
  * capped at the hold, or released on a failure, so a failed transcription costs nothing.

@@ -1,4 +1,4 @@
-/** The text parts of a transcription request (spec §2.9), as they shape the answer. */
+/** The text parts of a transcription request (docs/transcription.md), as they shape the answer. */
 export interface TranscriptionParameters {
   model: string;
   language?: string;
@@ -12,7 +12,7 @@ export type TranscriptionUsage =
   | { type: 'duration'; seconds: number }
   | { type: 'tokens'; inputTokens: number; outputTokens: number };
 
-/** The answer of spec §2.9: `{text}`. */
+/** The answer: `{text}`. */
 export interface TranscriptionAnswer {
   text: string;
 }

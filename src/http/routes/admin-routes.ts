@@ -39,7 +39,7 @@ function checkAdmin(request: FastifyRequest, adminDigest: Buffer | undefined): v
 
 const hidden = { hide: true };
 
-/** The operator commands over HTTP (issue 2 §4): same use cases as the CLI. */
+/** The operator commands over HTTP (docs/operations.md): same use cases as the CLI. */
 export async function adminRoutes(
   app: FastifyInstance,
   dependencies: AdminRouteDependencies,
@@ -47,7 +47,7 @@ export async function adminRoutes(
   const { operator, authenticator } = dependencies;
   const adminDigest =
     dependencies.adminToken === undefined ? undefined : digest(dependencies.adminToken);
-  // onRequest: the operator credential is checked before any body is read (issue 13 §1).
+  // onRequest: the operator credential is checked before any body is read (docs/decisions/0026).
   app.addHook('onRequest', async (request) => checkAdmin(request, adminDigest));
 
   app.post(

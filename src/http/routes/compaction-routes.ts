@@ -14,7 +14,7 @@ import { requireToken } from '../require-token.ts';
 export interface CompactionRouteDependencies {
   authenticator: Authenticator;
   compaction: CompactionService;
-  /** Runs the gateway's own summary turn (spec §4.5: billed like any call). */
+  /** Runs the gateway's own summary turn (docs/decisions/0013: billed like any call). */
   generation: GenerationService;
   responsesSurface: SurfaceCodec;
   /** Expands `previous_response_id` and item references before anything is compacted. */
@@ -22,8 +22,9 @@ export interface CompactionRouteDependencies {
 }
 
 /**
- * POST /v1/responses/compact and /responses/compact (spec §4.5): authentication and surface
- * checks as for /v1/responses. Not part of the machine description (spec §4), so hidden.
+ * POST /v1/responses/compact and /responses/compact (docs/decisions/0013): authentication and
+ * surface checks as for /v1/responses. Not part of the machine description (docs/api.md), so
+ * hidden.
  */
 export async function compactionRoutes(
   app: FastifyInstance,

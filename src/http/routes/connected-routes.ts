@@ -31,8 +31,8 @@ export interface ConnectedRouteDependencies {
 }
 
 /**
- * spec §4.13, §1: connected-provider routes exist only for administrator accounts holding a
- * `connected` token; a `credits` token is refused with 400 by the interface binding (§5.6).
+ * docs/decisions/0010: connected-provider routes exist only for administrator accounts holding a
+ * `connected` token; a `credits` token is refused with 400 by the interface binding (docs/api.md).
  * Checked in onRequest, before a body is read or a socket upgraded.
  */
 function requireConnectedToken(

@@ -6,8 +6,8 @@ export interface HealthDependencies {
 }
 
 /**
- * Cheap liveness for probes and for Claude Code's connectivity warm-up: `HEAD /` in CLIENTS.md,
- * `HEAD /api/hello` from Claude Code 2.1.329 on the wire.
+ * Cheap liveness for probes and for Claude Code's connectivity warm-up: `HEAD /` in
+ * docs/clients.md, `HEAD /api/hello` from Claude Code 2.1.329 on the wire.
  */
 export async function healthRoutes(
   app: FastifyInstance,

@@ -16,8 +16,9 @@ export interface InstallRouteDependencies {
 }
 
 /**
- * GET /install/{claude-code,codex}.{sh,ps1} (spec §1): public, unauthenticated scripts that ask
- * for the token themselves. Hidden from the client OpenAPI document like the health routes.
+ * GET /install/{claude-code,codex}.{sh,ps1} (docs/installers.md): public, unauthenticated scripts
+ * that ask for the token themselves. Hidden from the client OpenAPI document like the health
+ * routes.
  */
 export async function installRoutes(
   app: FastifyInstance,

@@ -36,7 +36,7 @@ export interface ResponsesWebSocketRouteDependencies {
   requestSchema: TSchema;
   /** Largest accepted frame, as the HTTP body limit. */
   maxFrameBytes: number;
-  /** Each turn counts as a request (method `WS`), as an HTTP request does (issue 14 §7). */
+  /** Each turn counts as a request (method `WS`), as an HTTP request does. */
   metrics?: HttpMetrics;
   now?: () => number;
 }
@@ -89,7 +89,7 @@ interface ActiveTurn {
 }
 
 /**
- * One responses WebSocket (spec §4.13, CLIENTS.md): `response.create` frames in (and Codex's
+ * One responses WebSocket (docs/clients.md): `response.create` frames in (and Codex's
  * `response.append`, expand-response-append.ts), the streaming
  * events out as one JSON per text frame. Turns run one at a time, each through the generation
  * service exactly like a streamed HTTP request (limits, hold, settle, usage record); the
@@ -157,7 +157,7 @@ function serveConnection(
     if (bytes > dependencies.maxFrameBytes) return new ApiError('request_too_large');
     let frame: unknown;
     try {
-      // The same checks as an HTTP body: no token in it (spec §5.4), a bounded depth.
+      // The same checks as an HTTP body: no token in it (docs/api.md), a bounded depth.
       frame = parseClientJson(text, 'frame');
     } catch (error) {
       return error as ApiError;
@@ -179,7 +179,7 @@ function serveConnection(
       if (!validate(body)) return new ApiError('invalid_request', describeInvalidFrame(validate));
       return { body, generate: true, bytes };
     }
-    // `stream` is implied by the transport; `generate: false` asks for a prewarm (CLIENTS.md).
+    // `stream` is implied by the transport; `generate: false` asks for a prewarm (docs/clients.md).
     const { type: _type, generate, stream: _stream, ...body } = frame;
     if (generate !== undefined && typeof generate !== 'boolean') {
       return new ApiError('invalid_request', 'generate must be a boolean.', {
@@ -304,8 +304,8 @@ function serveConnection(
 }
 
 /**
- * The WebSocket upgrade on GET /v1/responses and /responses (spec §4.13), authenticated with the
- * Bearer header at connection time: a refused token is an HTTP error before any upgrade.
+ * The WebSocket upgrade on GET /v1/responses and /responses (docs/decisions/0012), authenticated
+ * with the Bearer header at connection time: a refused token is an HTTP error before any upgrade.
  */
 export async function responsesWebSocketRoutes(
   app: FastifyInstance,

@@ -5,7 +5,7 @@
 #
 # The token is asked for interactively (hidden) when a terminal is attached; without one the
 # first line of standard input is read. It is never taken from the URL or the command line
-# (spec §1, §5.4), never passed to another program's arguments, and never printed.
+# (docs/api.md), never passed to another program's arguments, and never printed.
 # Written for POSIX sh (dash, busybox ash, bash, zsh); `printf` and `read` are shell builtins
 # there, which is what keeps the token out of every process's argument list.
 set -u

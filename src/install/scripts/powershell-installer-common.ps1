@@ -4,9 +4,9 @@
 #   or save it and run: powershell -ExecutionPolicy Bypass -File install.ps1
 #
 # The token is read with Read-Host -AsSecureString (hidden); when standard input is redirected
-# its first line is read instead. It is never taken from the URL or the command line (spec §1,
-# §5.4) and never printed. The served script runs inside `& { }` so that `irm | iex` leaves no
-# functions or preference changes behind in the caller's session.
+# its first line is read instead. It is never taken from the URL or the command line
+# (docs/api.md) and never printed. The served script runs inside `& { }` so that `irm | iex` leaves
+# no functions or preference changes behind in the caller's session.
 
 $ErrorActionPreference = 'Stop'
 $SwitchyardBaseUrl = '@@SWITCHYARD_BASE_URL@@'

@@ -36,7 +36,7 @@ export function countAnthropicCacheBreakpoints(body: Block): number {
 
 /**
  * A block the upstream lets carry a marker: not thinking (the API refuses markers there) and
- * not a text block without visible text (refused as empty; CLIENTS.md failure patterns).
+ * not a text block without visible text (refused as empty; docs/clients.md).
  */
 function isCacheable(block: unknown): block is Block {
   if (!isJsonObject(block)) return false;
@@ -63,7 +63,7 @@ function markLastBlock(content: unknown): { content: unknown[] } | 'already-mark
 }
 
 /**
- * Spec §5.3: with the prompt-cache header `auto` (or absent) the gateway adds one five-minute
+ * docs/api.md: with the prompt-cache header `auto` (or absent) the gateway adds one five-minute
  * marker at the end of the prompt, on the last cacheable block of the last message, falling back
  * to the last system block. It never changes a client's marker (a `ttl: "1h"` stays), never
  * exceeds four breakpoints and never puts a five-minute marker before a one-hour one (the API

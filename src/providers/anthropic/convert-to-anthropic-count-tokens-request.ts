@@ -8,8 +8,8 @@ export const anthropicCountTokensPath = '/v1/messages/count_tokens';
 const countedFields = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'];
 
 /**
- * The call as a POST /v1/messages/count_tokens body (spec §4.3). Output settings do not change
- * the prompt size and are left out; no cache marker is added, since counting caches nothing.
+ * The call as a POST /v1/messages/count_tokens body (docs/decisions/0031). Output settings do not
+ * change the prompt size and are left out; no cache marker is added, since counting caches nothing.
  */
 export function convertToAnthropicCountTokensRequest(
   call: GenerationCall,

@@ -44,7 +44,7 @@ function dataOf(data: string, parsed: unknown): Record<string, unknown> {
 }
 
 /**
- * A cheap reader of relayed Anthropic events (DESIGN.md §1 fast path): only message_start,
+ * A cheap reader of relayed Anthropic events (the same-dialect fast path): only message_start,
  * message_delta and error are parsed; content events, the bulk of a stream, are not.
  */
 export function createAnthropicUsageTap(): AnthropicUsageTap {

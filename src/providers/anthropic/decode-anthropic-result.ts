@@ -49,7 +49,7 @@ export function readAnthropicResultUsage(
   };
 }
 
-/** A non-streamed Anthropic message body, read leniently (STYLE.md §5). */
+/** A non-streamed Anthropic message body, read leniently: unknown fields are ignored. */
 export function decodeAnthropicResult(body: unknown, _call: GenerationCall): GenerationResult {
   const message = isJsonObject(body) ? body : {};
   const content = Array.isArray(message.content) ? message.content : [];

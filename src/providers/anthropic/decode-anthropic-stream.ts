@@ -21,7 +21,7 @@ type OpenBlock =
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /**
- * Anthropic SSE (CLIENTS.md "Message stream facts") → canonical parts. Part ids are the block
+ * Anthropic SSE (docs/clients.md) → canonical parts. Part ids are the block
  * index for text and reasoning and the `tool_use.id` for tool input (architecture.md). Argument
  * fragments and signatures pass through as received.
  */
@@ -172,7 +172,8 @@ export function createAnthropicStreamDecoder(_call: GenerationCall): ProviderStr
       case 'error':
         return fail([], { type: 'error', error: mapAnthropicStreamError(data) });
       default:
-        // `ping` and event kinds added later carry no content (lenient reading, STYLE.md §5).
+        // `ping` and event kinds added later carry no content (upstream answers are read
+        // leniently).
         return [];
     }
   }

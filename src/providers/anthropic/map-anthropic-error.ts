@@ -22,7 +22,7 @@ export function mapAnthropicStreamError(body: unknown): GenerationError {
   return generationError(code, `${errorCatalogue[code].message} (${upstreamType}${detail})`);
 }
 
-/** A stream the gateway could not read to its end (spec §7: 502). */
+/** A stream the gateway could not read to its end (502, docs/api.md). */
 export function anthropicStreamFailure(reason: string): GenerationError {
   return generationError('upstream_error', `${errorCatalogue.upstream_error.message} (${reason})`);
 }

@@ -10,7 +10,7 @@ import { readOpenAIChatReasoning } from './read-openai-chat-reasoning.ts';
 
 /**
  * A non-streamed `chat.completion` → the canonical result. Lenient: unknown fields are ignored;
- * only a body without a readable first choice is an upstream error (502, spec §7).
+ * only a body without a readable first choice is an upstream error (502, docs/api.md).
  */
 export function decodeOpenAIChatResult(body: unknown, call: GenerationCall): GenerationResult {
   const choices = isRecord(body) ? body['choices'] : undefined;

@@ -152,7 +152,8 @@ function encodeAssistantMessage(
     content: texts.length === 0 && toolCalls.length > 0 ? null : encodeTextContent(texts),
   };
   if (toolCalls.length > 0) message['tool_calls'] = toolCalls;
-  // DeepSeek, vLLM and others read unsigned reasoning back as `reasoning_content` (CLIENTS.md).
+  // DeepSeek, vLLM and others read unsigned reasoning back as `reasoning_content`
+  // (docs/clients.md).
   if (reasoning !== '') message['reasoning_content'] = reasoning;
   return message;
 }

@@ -61,7 +61,7 @@ export function encodeOpenAIChatRequest(
   if (call.user !== undefined) body['user'] = toOpenAIUserId(call.user);
   if (call.stream) {
     body['stream'] = true;
-    // DESIGN.md §2: always ask for stream usage, or the stream cannot be billed.
+    // docs/architecture.md: always ask for stream usage, or the stream cannot be billed.
     body['stream_options'] = { include_usage: true };
   }
   return { value: body, issues };

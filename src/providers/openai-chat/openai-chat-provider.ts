@@ -3,7 +3,7 @@ import { decodeOpenAIChatResult } from './decode-openai-chat-result.ts';
 import { createOpenAIChatStreamDecoder } from './decode-openai-chat-stream.ts';
 import { encodeOpenAIChatRequest } from './encode-openai-chat-request.ts';
 
-/** OpenAI chat completions and the many servers that speak it (DESIGN.md §1). */
+/** OpenAI chat completions and the many servers that speak it (docs/architecture.md). */
 export const openAIChatProvider: ProviderCodec = {
   kind: 'openai-chat',
   path: '/v1/chat/completions',

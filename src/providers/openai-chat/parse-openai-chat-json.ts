@@ -1,5 +1,5 @@
 /**
- * The one place this provider parses upstream JSON text (STYLE.md §5: no bare JSON.parse on
+ * The one place this provider parses upstream JSON text (no bare JSON.parse on
  * untrusted input elsewhere). Never throws.
  */
 export function parseOpenAIChatJson(

@@ -14,9 +14,9 @@ export interface ChatPassthroughRequest {
 }
 
 /**
- * The same-dialect fast path (DESIGN.md §1): chat client → chat upstream. The model id becomes
- * the upstream's, and a stream always asks for usage (DESIGN.md §2). Tool names are left as the
- * client sent them: the upstream judges them as if called directly.
+ * The same-dialect fast path (docs/architecture.md): chat client → chat upstream. The model id
+ * becomes the upstream's, and a stream always asks for usage (docs/architecture.md). Tool names are
+ * left as the client sent them: the upstream judges them as if called directly.
  */
 export function prepareChatPassthrough(
   body: Record<string, unknown>,

@@ -2,7 +2,10 @@ import type { CodecResult, GenerationCall } from '../../canonical/generation-cal
 import type { ProviderRequestOptions } from '../provider-codec.ts';
 import { convertToOpenAIResponsesRequest } from './convert-to-openai-responses-request.ts';
 
-/** The token counting path of an OpenAI responses upstream (used for count_tokens, spec §4.3). */
+/**
+ * The token counting path of an OpenAI responses upstream (used for count_tokens,
+ * docs/decisions/0031).
+ */
 export const openAIResponsesInputTokensPath = '/v1/responses/input_tokens';
 
 /** The fields the counting endpoint reads: what the model would see, not how it would answer. */

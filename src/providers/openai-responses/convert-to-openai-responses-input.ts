@@ -91,7 +91,7 @@ function reasoningItem(part: ReasoningPart): InputItem {
 /**
  * The `fc_` id of a function call that follows a reasoning item but lost its own id on the way
  * (a message-style client keeps only the call id): OpenAI pairs a replayed `rs_` item with the
- * items after it, so a call without an id beside a reasoning item with one is refused (issue 14).
+ * items after it, so a call without an id beside a reasoning item with one is refused by OpenAI.
  * The id is derived from the reasoning item's, so every replay of the turn sends the same one.
  */
 function functionCallIdAfter(

@@ -43,7 +43,7 @@ export function readResponsesResultUsage(body: unknown): Usage | undefined {
 }
 
 /**
- * A cheap reader of relayed responses events (DESIGN.md §1 fast path): only the terminal events
+ * A cheap reader of relayed responses events (the same-dialect fast path): only the terminal events
  * are parsed, where the dialect reports usage once for the whole response; deltas are not.
  */
 export function createResponsesUsageTap(): ResponsesUsageTap {

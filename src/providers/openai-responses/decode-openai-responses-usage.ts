@@ -3,7 +3,7 @@ import { isJsonRecord, readNumber } from './read-openai-responses-json.ts';
 
 /**
  * OpenAI usage in canonical form. OpenAI's `input_tokens` includes the cached reads reported in
- * `cached_tokens` (CLIENTS.md), so the uncached part is the difference; the dialect reports no
+ * `cached_tokens` (docs/clients.md), so the uncached part is the difference; the dialect reports no
  * cache writes. Undefined when the upstream sent no usage at all.
  */
 export function decodeOpenAIResponsesUsage(usage: unknown): Usage | undefined {

@@ -54,7 +54,7 @@ export function mapOpenAIResponsesError(error: unknown): GenerationError {
   return generationError('upstream_error', `${errorCatalogue.upstream_error.message} (${code})`);
 }
 
-/** A stream the gateway could not read to its end (spec §7: 502). */
+/** A stream the gateway could not read to its end (502, docs/api.md). */
 export function openAIResponsesStreamFailure(reason: string): GenerationError {
   return generationError('upstream_error', `${errorCatalogue.upstream_error.message} (${reason})`);
 }

@@ -1,9 +1,9 @@
 import type { ProviderRequestOptions } from '../provider-codec.ts';
 
 /**
- * The same-dialect fast path (DESIGN.md §1): the client's responses body goes to an OpenAI
+ * The same-dialect fast path (docs/architecture.md): the client's responses body goes to an OpenAI
  * responses upstream with its unknown fields intact; the gateway changes only the model id.
- * OpenAI caches prompt prefixes by itself, so there is no cache marker to add (spec §5.3). The
+ * OpenAI caches prompt prefixes by itself, so there is no cache marker to add (docs/api.md). The
  * input body is not modified.
  */
 export function prepareResponsesPassthrough(

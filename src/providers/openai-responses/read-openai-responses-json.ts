@@ -1,6 +1,6 @@
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
 
-/** Lenient readers of upstream answers (STYLE.md §5): unknown fields are ignored, never fatal. */
+/** Lenient readers of upstream answers: unknown fields are ignored, never fatal. */
 
 export function isJsonRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -13,7 +13,7 @@ import {
  * One try of a JSON call to one upstream of a priced feature (a search provider, a transcription
  * deployment): the answer's text, or why it failed and whether the next upstream may be tried
  * (5xx, timeout, connect failure, an unreadable answer). An upstream 429 keeps its retry-after
- * and stops there, since the client is told when to come back (spec §7).
+ * and stops there, since the client is told when to come back (docs/api.md).
  */
 export type UpstreamExchange =
   { ok: true; text: string } | { ok: false; error: ApiError; next: boolean };

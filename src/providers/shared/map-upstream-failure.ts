@@ -32,11 +32,11 @@ export function readUpstreamMessage(bodyText: string): string | undefined {
 
 export interface UpstreamFailure {
   error: ApiError;
-  /** Worth trying the model's next deployment (DESIGN.md §2: 5xx, timeouts, 429). */
+  /** Worth trying the model's next deployment (docs/architecture.md: 5xx, timeouts, 429). */
   retryable: boolean;
 }
 
-/** Maps an upstream non-2xx answer onto the catalogue, in one place (STYLE.md §6). */
+/** Maps an upstream non-2xx answer onto the catalogue, in one place. */
 export function mapUpstreamStatus(
   status: number,
   headers: Record<string, string | string[] | undefined>,

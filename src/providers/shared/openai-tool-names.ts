@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { GenerationCall } from '../../canonical/generation-call.ts';
 
-/** OpenAI function names (chat and responses alike): at most 64 characters of `[a-zA-Z0-9_-]` (CLIENTS.md, known failures). */
+/**
+ * OpenAI function names (chat and responses alike): at most 64 characters of `[a-zA-Z0-9_-]`
+ * (docs/architecture.md).
+ */
 const validName = /^[a-zA-Z0-9_-]{1,64}$/;
 const hashLength = 8;
 

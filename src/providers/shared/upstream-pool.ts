@@ -30,8 +30,8 @@ export interface UpstreamRequest {
 /**
  * Keep-alive pools over undici (not `fetch`, measured ~5× the CPU here; answers read through its
  * dispatch interface, not `request()`'s stream: upstream-answer.ts), one per provider: each
- * provider's timeouts and connection limit apply even when two providers share a base URL (issue
- * 13 §5; the shipped example has `openai` and `openai-chat` on one URL). A target is a provider's
+ * provider's timeouts and connection limit apply even when two providers share a base URL
+ * (the shipped example has `openai` and `openai-chat` on one URL). A target is a provider's
  * configuration object, which lives as long as the configuration, so its identity is the key.
  *
  * Timeouts: connect (`connectTimeout`), idle between body chunks (`bodyTimeout`) and first byte.
@@ -111,7 +111,7 @@ export class UpstreamPools {
 /** undici's headers timer only guards against our own timer never firing; it fires after it. */
 const FIRST_BYTE_BACKSTOP_MS = 2_000;
 
-/** True for failures that mean "could not reach or read the upstream" (spec §7: 502). */
+/** True for failures that mean "could not reach or read the upstream" (502, docs/api.md). */
 export function isTransportFailure(error: unknown): boolean {
   return (
     error instanceof undiciErrors.UndiciError ||

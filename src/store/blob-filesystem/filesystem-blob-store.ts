@@ -17,9 +17,9 @@ function isMissing(error: unknown): boolean {
 }
 
 /**
- * The default BlobStore (DESIGN.md §4): files under one folder of the data dir. A write goes to
- * a temporary file in the same folder tree and is renamed into place once complete and synced,
- * so a reader sees the whole blob or none (rename is atomic within one filesystem).
+ * The default BlobStore (docs/architecture.md): files under one folder of the data dir. A write
+ * goes to a temporary file in the same folder tree and is renamed into place once complete and
+ * synced, so a reader sees the whole blob or none (rename is atomic within one filesystem).
  */
 export class FilesystemBlobStore implements BlobStore {
   readonly #root: string;

@@ -41,8 +41,8 @@ function isNotFound(error: unknown): boolean {
 }
 
 /**
- * The scale-out BlobStore (DESIGN.md §4) on @aws-sdk/client-s3. An object appears only when its
- * PUT or its multipart upload completes, so readers never see a partial blob. Bodies are cut
+ * The scale-out BlobStore (docs/architecture.md) on @aws-sdk/client-s3. An object appears only when
+ * its PUT or its multipart upload completes, so readers never see a partial blob. Bodies are cut
  * into parts as they stream in: a small blob costs one PUT, a large one never sits in memory whole.
  */
 export class S3BlobStore implements BlobStore {

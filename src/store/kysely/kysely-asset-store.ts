@@ -77,7 +77,7 @@ export class KyselyAssetStore implements AssetStore {
       .transaction()
       .execute(async (transaction) => {
         await this.#ensureAccountRow(transaction, upload.accountId);
-        // issue 16 §5: the check and the count are one statement, so two writers cannot both
+        // The check and the count are one statement, so two writers cannot both
         // take the last free bytes.
         const counted = await transaction
           .updateTable('storage_accounts')
@@ -189,7 +189,7 @@ export class KyselyAssetStore implements AssetStore {
         .where('account_id', '=', accountId)
         .execute();
       if (!options.applyToExisting) return;
-      // spec §4.12: existing dates only ever move earlier.
+      // docs/api.md: existing dates only ever move earlier.
       const retentionMs = retentionDays * dayMs;
       const shortened = sql<number>`created_at + ${this.#wide(retentionMs)}`;
       await transaction
@@ -287,7 +287,7 @@ export class KyselyAssetStore implements AssetStore {
         .returning(['account_id', 'size'])
         .executeTakeFirst();
       if (removed === undefined) return 0;
-      // spec §3: space counts as freed only now that the blob is gone.
+      // docs/api.md: space counts as freed only now that the blob is gone.
       await transaction
         .updateTable('storage_accounts')
         .set((expression) => ({ used_bytes: expression('used_bytes', '-', removed.size) }))

@@ -32,7 +32,7 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * DESIGN.md §2 "Money" and §4: every change to entries or holds updates `balances` in the same
+ * docs/architecture.md: every change to entries or holds updates `balances` in the same
  * transaction, and every state change is a conditional update, so the balance cannot be
  * overspent nor a hold closed twice, whether the racing callers share a process or not.
  *
@@ -285,7 +285,7 @@ export class KyselyCreditLedger implements CreditLedger {
     });
   }
 
-  /** DESIGN.md §2: holds that outlive a crash expire and are released. */
+  /** docs/architecture.md: holds that outlive a crash expire and are released. */
   async releaseExpiredHolds(now: number): Promise<number> {
     return this.#database.transaction().execute(async (transaction) => {
       const released = await transaction

@@ -4,7 +4,7 @@ import type { LedgerEntryKind } from '../../billing/credit-ledger.ts';
 
 /**
  * Table types shared by the SQLite and PostgreSQL adapters. Money is integer micro-credits and
- * times are epoch milliseconds (DESIGN.md §2 "Money"); both come back as JS numbers on either
+ * times are epoch milliseconds (docs/architecture.md); both come back as JS numbers on either
  * dialect (PostgreSQL int8 through a checked type parser).
  */
 export type StoreDialect = 'sqlite' | 'postgres';

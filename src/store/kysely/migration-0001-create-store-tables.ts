@@ -85,7 +85,7 @@ export function createStoreTablesMigration(dialect: StoreDialect): Migration {
         .columns(['account_id', 'created_at', 'sequence'])
         .execute();
 
-      // DESIGN.md §4: the aggregate the request path reads instead of summing entries.
+      // docs/architecture.md: the aggregate the request path reads instead of summing entries.
       await database.schema
         .createTable('balances')
         .addColumn('account_id', 'text', (column) => column.primaryKey().references('accounts.id'))

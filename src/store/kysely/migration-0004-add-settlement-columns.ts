@@ -3,7 +3,7 @@ import type { Kysely, Migration } from 'kysely';
 import type { StoreDialect } from './kysely-database.ts';
 
 /**
- * Issue 12 §1 and §3: a usage record carries the shortfall of its settlement (the part of the
+ * docs/decisions/0017: a usage record carries the shortfall of its settlement (the part of the
  * price the hold and the balance could not cover, never charged) and the id of the settlement
  * that wrote it. That id is unique, so a settlement retried after a store fault, or replayed
  * from the outbox after a crash, is written at most once.

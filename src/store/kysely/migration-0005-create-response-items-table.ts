@@ -5,7 +5,7 @@ import type { StoreDialect } from './kysely-database.ts';
 
 /**
  * The output items of stored responses by their id, so that an `item_reference` (which names an
- * item, not its response) is one indexed lookup (issue 14 §3, docs/decisions/0035). A row lives
+ * item, not its response) is one indexed lookup (docs/decisions/0035). A row lives
  * as long as its response and is swept with it.
  */
 export function createResponseItemsTableMigration(dialect: StoreDialect): Migration {

@@ -4,8 +4,9 @@ import type { Kysely, Migration } from 'kysely';
 import type { StoreDialect } from './kysely-database.ts';
 
 /**
- * Stored files and per-account storage (issue 16). `storage_accounts` carries the running
- * totals the quota check updates conditionally, so a write never scans `assets` (DESIGN.md §4).
+ * Stored files and per-account storage (docs/decisions/0050). `storage_accounts` carries the
+ * running totals the quota check updates conditionally, so a write never scans `assets`
+ * (docs/architecture.md).
  */
 export function createStorageTablesMigration(dialect: StoreDialect): Migration {
   const wideInteger = dialect === 'postgres' ? 'bigint' : 'integer';

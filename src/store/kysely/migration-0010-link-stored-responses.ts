@@ -4,7 +4,7 @@ import type { Kysely, Migration } from 'kysely';
 import type { StoreDialect } from './kysely-database.ts';
 
 /**
- * Stored responses become a chain (issue 14 §7, docs/decisions/0037): a row keeps only the items
+ * Stored responses become a chain (docs/decisions/0037): a row keeps only the items
  * its turn added and links to the response it continued, so a conversation costs storage in
  * proportion to its length instead of its square.
  *

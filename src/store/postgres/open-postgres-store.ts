@@ -15,8 +15,8 @@ export interface PostgresStoreOptions {
    */
   schema?: string;
   /**
-   * How long a request waits for a new connection before failing (issue 13 §4: a server that
-   * does not answer must give 503, not hang); node-postgres would wait for ever.
+   * How long a request waits for a new connection before failing (docs/decisions/0021: a server
+   * that does not answer must give 503, not hang); node-postgres would wait for ever.
    */
   connectTimeoutMilliseconds?: number;
   /** Pool size; node-postgres defaults to 10. */
@@ -30,7 +30,7 @@ export interface PostgresStoreOptions {
 
 const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** The scale-out store (DESIGN.md §4): several gateway processes may share it. */
+/** The scale-out store (docs/architecture.md): several gateway processes may share it. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const { schema } = options;
   if (schema !== undefined && !schemaPattern.test(schema)) {

@@ -73,7 +73,7 @@ if (unreachableReason === undefined) {
       }
     });
 
-    it('writes a settlement whole or not at all when the store fails it (issue 12 §3)', async () => {
+    it('writes a settlement whole or not at all when the store fails it', async () => {
       const schema = uniqueSchema();
       const store = await openPostgresStore({ connectionString, schema });
       const client = new pg.Client({ connectionString });

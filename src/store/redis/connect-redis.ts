@@ -2,8 +2,8 @@ import { Redis } from 'ioredis';
 import { waitForDependency } from '../wait-for-dependency.ts';
 
 /**
- * The gateway's Redis client, connected before the gateway serves (issue 13 §4): start-up waits
- * up to `waitMs` for Redis, then fails with one line naming its address.
+ * The gateway's Redis client, connected before the gateway serves (docs/decisions/0021): start-up
+ * waits up to `waitMs` for Redis, then fails with one line naming its address.
  *
  * While serving, a command fails within a few seconds when Redis is down (one retry after a
  * reconnect, a 2 s connect timeout) instead of queueing for ever, so the request that needs it

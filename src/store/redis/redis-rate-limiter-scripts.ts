@@ -16,7 +16,7 @@
  *       then per scope: requestsPerMinute, tokensPerMinute, concurrentRequests (0 = unlimited).
  * Returns {1} when admitted, or {0, kind (1 requests, 2 tokens, 3 concurrency), scope index
  * (0-based), retryAfterSeconds} naming the limit that frees last. A full concurrency limit frees
- * when its earliest lease expires unless renewed (issue 12 §4), so that is its retry-after.
+ * when its earliest lease expires unless renewed (docs/decisions/0020), so that is its retry-after.
  */
 export const ACQUIRE_RATE_LIMIT_SCRIPT = `
 local now = tonumber(ARGV[1])
@@ -145,9 +145,9 @@ return 1
 `;
 
 /**
- * The heartbeat (issue 12 §4): pushes the expiry of leases still held by this process, in one call
- * for all of them. A lease that is gone (released elsewhere) or already past its expiry is not
- * revived: its slot may be someone else's by now.
+ * The heartbeat (docs/decisions/0020): pushes the expiry of leases still held by this process, in
+ * one call for all of them. A lease that is gone (released elsewhere) or already past its expiry is
+ * not revived: its slot may be someone else's by now.
  * KEYS: per lease: its lease key, then the leases sorted sets of its concurrency scopes.
  * ARGV: now, new expiresAt, lease key ttl ms, then per lease: lease id, how many sorted sets.
  * Returns one 1 (renewed) or 0 (gone) per lease, in order.

@@ -125,7 +125,7 @@ describe.skipIf(client === undefined)('RedisRateLimiter', () => {
       }));
 
     it("gives a dead process's concurrency slots back within the lease TTL, not before", async () => {
-      // issue 12 §4: 4 streams held by a process killed with -9 locked the token out for 601 s.
+      // 4 streams held by a process killed with -9 locked the token out for 601 s.
       const prefix = nextPrefix();
       const ttl = 1_000;
       const options = { leaseTtlMs: ttl, heartbeatMs: 150 };

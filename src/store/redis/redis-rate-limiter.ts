@@ -40,12 +40,13 @@ const REFUSAL_KINDS: Record<number, RateLimitKind> = {
 };
 
 /**
- * The scale-out limiter (DESIGN.md §4): every gateway process shares the counters in one Redis,
- * so limits hold across processes, not per process. One script call per acquire and per release,
- * and one per heartbeat for all the leases this process holds: a lease lives `leaseTtlMs` past its
- * holder's last heartbeat, so a crashed process's slots come back within seconds (issue 12 §4).
- * All keys live under `keyPrefix`; the scripts touch several keys at once, so on Redis Cluster the
- * prefix would have to be a hash tag (`{switchyard}:limits`), putting every limit on one shard.
+ * The scale-out limiter (docs/architecture.md): every gateway process shares the counters in one
+ * Redis, so limits hold across processes, not per process. One script call per acquire and per
+ * release, and one per heartbeat for all the leases this process holds: a lease lives `leaseTtlMs`
+ * past its holder's last heartbeat, so a crashed process's slots come back within seconds
+ * (docs/decisions/0020). All keys live under `keyPrefix`; the scripts touch several keys at once,
+ * so on Redis Cluster the prefix would have to be a hash tag (`{switchyard}:limits`), putting every
+ * limit on one shard.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly #client: Redis;

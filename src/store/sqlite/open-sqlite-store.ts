@@ -42,8 +42,8 @@ export interface SqliteStoreOptions {
 const pageCacheKibibytes = 2_000;
 
 /**
- * The embedded default (DESIGN.md §4). Open one store per file per process: better-sqlite3 is
- * synchronous, so a second connection in the same process would block the event loop while it
+ * The embedded default (docs/architecture.md). Open one store per file per process: better-sqlite3
+ * is synchronous, so a second connection in the same process would block the event loop while it
  * waits for the first one's transaction, which cannot finish until that wait gives up with
  * SQLITE_BUSY.
  */

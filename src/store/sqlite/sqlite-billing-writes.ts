@@ -7,7 +7,7 @@ import type { UsageRecord } from '../../generation/usage-store.ts';
 /**
  * One settled call (CreditLedger.settle): the balance change and its usage record, which is also
  * its usage entry in the ledger (docs/decisions/0093), committed in the same transaction
- * (issue 12 §3). What it charges is decided when it
+ * (docs/decisions/0017). What it charges is decided when it
  * commits: the cost, capped at what the account covers then. That is what it covered when it
  * settled (`coverable`, counted from the file's available balance `basis`), less what another
  * process took from the account since or plus what it granted (docs/decisions/0091).

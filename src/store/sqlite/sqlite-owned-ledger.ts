@@ -11,8 +11,8 @@ import { assertMicroCredits } from '../../billing/micro-credits.ts';
 import type { SqliteBillingWrites } from './sqlite-billing-writes.ts';
 
 /**
- * The credits ledger of the one gateway process that owns an SQLite file (DESIGN.md §4
- * "Embedded default"; the process lease in sqlite-process-lease.ts keeps a second one out).
+ * The credits ledger of the one gateway process that owns an SQLite file (docs/decisions/0014;
+ * the process lease in sqlite-process-lease.ts keeps a second one out).
  *
  * Holds live in this process's memory: they only matter while the process that placed them
  * runs, and a crash takes them with it, so there is nothing to release afterwards. A hold is

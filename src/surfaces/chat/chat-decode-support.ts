@@ -9,7 +9,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /**
- * Names every field of `object` that no decoder reads (DESIGN.md §1: nothing is dropped). A
+ * Names every field of `object` that no decoder reads (docs/architecture.md: nothing is dropped). A
  * `null` field is absent, as at OpenAI (the SDK's `parsed: null` among them).
  */
 export function reportUnknownFields(

@@ -5,7 +5,7 @@ import { createChatStreamEncoder } from './encode-chat-stream.ts';
 import { readChatStreamEncoderOptions } from './chat-stream-encoder-options.ts';
 
 /**
- * The chat-completions client dialect (spec §2.5, §4.6). The stream renders the usage chunk only
+ * The chat-completions client dialect. The stream renders the usage chunk only
  * when the request asked with `stream_options.include_usage`, as OpenAI does.
  */
 export const chatSurface: SurfaceCodec = {

@@ -177,7 +177,7 @@ function decodeChatAssistantMessage(
 
 /**
  * `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter, newer vLLM) carry unsigned
- * reasoning text (CLIENTS.md, chat-style clients). Servers that send both send the same text.
+ * reasoning text (docs/clients.md, chat-style clients). Servers that send both send the same text.
  */
 function decodeChatReasoning(
   message: JsonObject,

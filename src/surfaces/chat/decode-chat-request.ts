@@ -35,7 +35,7 @@ const isEmptyObject = (value: unknown) => isJsonObject(value) && Object.keys(val
 
 /**
  * OpenAI-only request fields. Their default value changes nothing, so it is accepted
- * (equivalent); any other value has no counterpart on the other upstreams (DESIGN.md §1).
+ * (equivalent); any other value has no counterpart on the other upstreams (docs/architecture.md).
  */
 const unrepresentableFields: Record<
   string,

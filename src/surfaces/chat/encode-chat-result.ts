@@ -33,7 +33,7 @@ export interface ChatCompletionBody {
 /**
  * A canonical result → a `chat.completion` body. Text parts are concatenated (chat has one text
  * per message), reasoning text becomes `reasoning_content`; signatures and encrypted reasoning
- * have no place in this dialect (CLIENTS.md) and stay out of the answer.
+ * have no place in this dialect (docs/clients.md) and stay out of the answer.
  */
 export function encodeChatResult(
   result: GenerationResult,

@@ -11,8 +11,9 @@ type ChatDelta = Record<string, unknown>;
  * Canonical stream parts → `chat.completion.chunk` events (no SSE event name). The first chunk
  * carries `role: "assistant"`; the first delta of each tool call carries `index`, `id`, `type`,
  * `function.name` and empty arguments, later ones only `index` and argument fragments
- * (CLIENTS.md, chat-style clients). Usage follows the finish chunk in a `choices: []` chunk only
- * when the client asked for it; `[DONE]` closes the stream. After an error event nothing follows.
+ * (docs/clients.md, chat-style clients). Usage follows the finish chunk in a `choices: []` chunk
+ * only when the client asked for it; `[DONE]` closes the stream. After an error event nothing
+ * follows.
  */
 export function createChatStreamEncoder(
   context: SurfaceEncodeContext,

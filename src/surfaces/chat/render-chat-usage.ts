@@ -10,7 +10,7 @@ export interface ChatUsageBody {
 }
 
 /**
- * OpenAI counts the whole prompt in `prompt_tokens`, cached reads included (CLIENTS.md); cache
+ * OpenAI counts the whole prompt in `prompt_tokens`, cached reads included (docs/clients.md); cache
  * writes, which OpenAI has no field for, are part of the prompt too, so the canonical total is
  * exactly `prompt_tokens`.
  */

@@ -40,7 +40,7 @@ const stopEvent: IndexedEvent = (index) => ({
 });
 
 /**
- * Renders canonical stream parts as the message-style event sequence (spec §6, CLIENTS.md):
+ * Renders canonical stream parts as the message-style event sequence (docs/clients.md):
  * message_start → per block content_block_start / _delta / _stop → message_delta → message_stop.
  * Blocks go out one at a time with consecutive indexes, as the upstream dialect sends them; when
  * parts of parallel tool calls interleave, a later block is held back until the earlier one
@@ -187,7 +187,8 @@ export function createMessagesStreamEncoder(
               summary: part.summary ?? (openai.text === '' ? [] : [openai.text]),
             })
           : part.signature;
-        // CLIENTS.md: the signature arrives as one signature_delta just before the block stops.
+        // docs/clients.md: the signature arrives as one signature_delta just before the block
+        // stops.
         if (signature !== undefined && signature !== '') {
           emit(key, deltaEvent({ type: 'signature_delta', signature }));
         }

@@ -1,7 +1,7 @@
 import type { CacheHint, TranslationIssue } from '../../canonical/generation-call.ts';
 import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
 
-/** A `cache_control` value as a canonical cache hint (spec §5.3); null means none. */
+/** A `cache_control` value as a canonical cache hint (docs/api.md); null means none. */
 export function decodeMessagesCacheControl(
   value: unknown,
   path: string,

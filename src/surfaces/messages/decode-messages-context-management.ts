@@ -4,7 +4,7 @@ import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
 /**
  * The one context edit that changes nothing: `clear_thinking_20251015` with `keep: "all"` keeps
  * every earlier thinking block (Anthropic "Context editing" docs), which is what a translated
- * request does anyway. Claude Code sends it on every call (CLIENTS.md).
+ * request does anyway. Claude Code sends it on every call (docs/clients.md).
  */
 function keepsEverything(edit: unknown): boolean {
   return isJsonObject(edit) && edit.type === 'clear_thinking_20251015' && edit.keep === 'all';

@@ -26,7 +26,7 @@ function checkDisplay(display: unknown, issues: TranslationIssue[]): void {
   });
 }
 
-/** Claude Code asks for `display: "omitted"` when it does not show thinking (CLIENTS.md). */
+/** Claude Code asks for `display: "omitted"` when it does not show thinking (docs/clients.md). */
 export function omitsThinkingText(request: Record<string, unknown> | undefined): boolean {
   const thinking = request?.thinking;
   return isJsonObject(thinking) && thinking.display === 'omitted';

@@ -77,7 +77,7 @@ function decodeMessage(
   reportUnknownMessagesKeys(message, ['role', 'content'], path, issues);
   const contentPath = `${path}.content`;
   if (message.role === 'system') {
-    // CLIENTS.md: Claude Code places system messages inside `messages`; keep their position.
+    // docs/clients.md: Claude Code places system messages inside `messages`; keep their position.
     return origins.record<CanonicalMessage>(
       {
         role: 'system',
@@ -132,7 +132,7 @@ function decodeMetadata(metadata: unknown, issues: TranslationIssue[]): string |
 }
 
 /**
- * Decodes a message-style request (spec §2.3) into the canonical call. The body was validated
+ * Decodes a message-style request into the canonical call. The body was validated
  * by `messagesRequestSchema` (or `countTokensRequestSchema`, which has no `max_tokens`).
  */
 export function decodeMessagesRequest(request: Record<string, unknown>): DecodedRequest {
@@ -188,7 +188,7 @@ export function decodeMessagesRequest(request: Record<string, unknown>): Decoded
   return { value: call, issues, origins };
 }
 
-/** The message-style names of the canonical fields a provider may refuse (issue 14 §5). */
+/** The message-style names of the canonical fields a provider may refuse. */
 function recordFieldOrigins(body: Record<string, unknown>, origins: CallOrigins): void {
   origins.recordField('topK', 'top_k');
   origins.recordField('topP', 'top_p');

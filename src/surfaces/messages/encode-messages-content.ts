@@ -6,7 +6,7 @@ import { encodeOpenAIReasoningSignature } from './messages-openai-reasoning-sign
 
 /**
  * Tool arguments as the `input` object. Text that is not a JSON object (a model may emit broken
- * JSON) is passed on as the string it is, never replaced by `{}` (CLIENTS.md failure patterns).
+ * JSON) is passed on as the string it is, never replaced by `{}` (docs/clients.md).
  */
 export function renderMessagesToolInput(input: string): unknown {
   if (input.trim() === '') return {};

@@ -7,7 +7,7 @@ import { mapMessagesStopReason } from './map-messages-stop-reason.ts';
 import { renderMessagesUsage } from './render-messages-usage.ts';
 
 /**
- * A finished generation as a message response (spec §2.3). `stop_sequence` stays null: the
+ * A finished generation as a message response. `stop_sequence` stays null: the
  * canonical finish reason does not carry which sequence matched. With `thinking.display:
  * "omitted"` thinking blocks keep their signature and lose their text (decisions/0011).
  */

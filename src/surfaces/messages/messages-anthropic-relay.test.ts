@@ -7,7 +7,7 @@ import { createMessagesStreamEncoder } from './create-messages-stream-encoder.ts
 /**
  * Recorded Anthropic streams decoded to canonical parts and encoded again must give the client
  * the same content events the upstream sent: the translated path loses nothing the fast path
- * would have relayed (DESIGN.md §1).
+ * would have relayed (docs/architecture.md).
  */
 const context = { responseId: 'msg_gateway', model: 'public-model', createdAt: 0 };
 const call = { model: 'public-model', messages: [], tools: [], stream: true };

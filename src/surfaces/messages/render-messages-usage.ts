@@ -2,7 +2,7 @@ import type { Usage } from '../../canonical/usage.ts';
 import type { MessagesUsageBody } from '../../wire/messages/messages-wire-types.ts';
 
 /**
- * Usage with the dialect's own semantics (CLIENTS.md): `input_tokens` excludes cache reads and
+ * Usage with the dialect's own semantics (docs/clients.md): `input_tokens` excludes cache reads and
  * writes; writes are reported in total and per TTL. Every number comes from the canonical usage.
  */
 export function renderMessagesUsage(usage: Usage): MessagesUsageBody {

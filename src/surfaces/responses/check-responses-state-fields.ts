@@ -1,7 +1,7 @@
 import type { TranslationIssue } from '../../canonical/generation-call.ts';
 import { isAbsent } from './responses-json-value.ts';
 
-/** The top-level fields that need responses stored by the gateway (spec §4.4, §4.13). */
+/** The top-level fields that need responses stored by the gateway (docs/decisions/0012). */
 export const responsesStateFields = ['store', 'previous_response_id', 'conversation'] as const;
 
 const notYet =

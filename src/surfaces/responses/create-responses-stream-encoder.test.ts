@@ -91,7 +91,7 @@ describe('createResponsesStreamEncoder', () => {
       events.map((_event, index) => index),
     );
     for (const event of events) expect((event.data as EventData).type).toBe(event.event);
-    // The openai SDK throws on any event whose top-level `error` is truthy (CLIENTS.md).
+    // The openai SDK throws on any event whose top-level `error` is truthy (docs/clients.md).
     for (const event of data(events)) expect(event.error ?? null).toBeNull();
   });
 

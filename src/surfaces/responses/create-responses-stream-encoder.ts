@@ -51,7 +51,7 @@ const failedEarly: GenerationError = {
 };
 
 /**
- * Renders canonical parts as the responses event sequence (CLIENTS.md "Responses stream facts"):
+ * Renders canonical parts as the responses event sequence (docs/clients.md):
  * `response.created` → `response.in_progress` → per output item `output_item.added`, its content
  * events, `output_item.done` → `response.completed` (or `.incomplete` / `.failed`), every event
  * with a `sequence_number` from 0. Consecutive text blocks share one message item; any other block

@@ -1,7 +1,7 @@
 import type { ImagePart, TextPart, TranslationIssue } from '../../canonical/generation-call.ts';
 import { isAbsent, isRecord, reportUnknownFields } from './responses-json-value.ts';
 
-/** Content parts of messages and of function call outputs (spec §2.4). */
+/** Content parts of messages and of function call outputs. */
 
 export type ResponsesContentRole = 'user' | 'assistant' | 'system';
 

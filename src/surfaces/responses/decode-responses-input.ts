@@ -35,8 +35,8 @@ const functionCallOutputFields = new Set([
 
 /**
  * The gateway expands its own compaction items and answers triggers before decoding
- * (src/compaction/, spec §4.5); a `compaction` item still here was made by an OpenAI responses
- * upstream, which alone can read it.
+ * (src/compaction/, docs/decisions/0013); a `compaction` item still here was made by an OpenAI
+ * responses upstream, which alone can read it.
  */
 const compactionItemTypes = new Set(['compaction_trigger', 'compaction_summary']);
 

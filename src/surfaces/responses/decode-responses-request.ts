@@ -32,7 +32,7 @@ const numberField =
 
 /**
  * Every top-level field of the dialect that this surface knows, each in one class of the
- * translation policy (DESIGN.md §1, docs/translation/responses-openai-responses.md). A field not
+ * translation policy (docs/architecture.md, docs/translation.md). A field not
  * in this table is reported as an issue: the pipeline, not the codec, may let an operator allow it.
  */
 const fieldDecoders = new Map<string, FieldDecoder>([
@@ -179,7 +179,7 @@ function decodeStreamOptions(
     reportUnknownFields(value, new Set(['include_obfuscation']), 'stream_options', issues);
 }
 
-/** The responses-style request (spec §2.4) as a canonical call, with every field it cannot carry. */
+/** The responses-style request as a canonical call, with every field it cannot carry. */
 export function decodeResponsesRequest(request: Record<string, unknown>): DecodedRequest {
   // A null field is absent on every route (docs/translation.md).
   const body = omitNullFields(request);

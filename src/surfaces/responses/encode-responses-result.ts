@@ -15,7 +15,7 @@ import {
 } from './encode-responses-output-item.ts';
 import { mintResponsesItemId } from './responses-item-id.ts';
 
-/** A whole canonical result as a response object (spec §2.4). */
+/** A whole canonical result as a response object. */
 export function encodeResponsesResult(
   result: GenerationResult,
   context: SurfaceEncodeContext,

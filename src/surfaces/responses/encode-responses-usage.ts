@@ -2,7 +2,7 @@ import type { Usage } from '../../canonical/usage.ts';
 import type { ResponsesUsage } from '../../wire/responses/responses-object-schema.ts';
 
 /**
- * OpenAI semantics (CLIENTS.md): `input_tokens` is the whole prompt, cached reads included and
+ * OpenAI semantics (docs/clients.md): `input_tokens` is the whole prompt, cached reads included and
  * reported again in `cached_tokens`; cache writes count as plain input because the dialect has no
  * field for them. Reasoning tokens are a subset of `output_tokens`.
  */

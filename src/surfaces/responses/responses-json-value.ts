@@ -12,9 +12,9 @@ export function isAbsent(value: unknown): value is null | undefined {
 }
 
 /**
- * Reports every field of `object` outside `known` (spec §1: nothing is dropped silently). Nested
- * objects list the fields the route maps or knows to be meaningless, see the translation table.
- * A `null` field is absent (docs/translation.md), such as the `parsed_arguments: null` and
+ * Reports every field of `object` outside `known` (docs/api.md: nothing is dropped silently).
+ * Nested objects list the fields the route maps or knows to be meaningless, see the translation
+ * table. A `null` field is absent (docs/translation.md), such as the `parsed_arguments: null` and
  * `parsed: null` the openai SDK's stream helpers add to the items they return.
  */
 export function reportUnknownFields(

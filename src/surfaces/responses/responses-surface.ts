@@ -3,7 +3,7 @@ import { createResponsesStreamEncoder } from './create-responses-stream-encoder.
 import { decodeResponsesRequest } from './decode-responses-request.ts';
 import { encodeResponsesResult } from './encode-responses-result.ts';
 
-/** The responses-style surface (spec §2.4, §4.4): OpenAI Responses API clients such as Codex. */
+/** The responses-style surface: OpenAI Responses API clients such as Codex. */
 export const responsesSurface: SurfaceCodec = {
   name: 'responses',
   errorShape: 'A',

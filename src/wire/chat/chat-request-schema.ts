@@ -1,12 +1,13 @@
 import { Type, type Static, type TSchema } from 'typebox';
 
 /**
- * The request body of POST /v1/chat/completions (spec §2.5), used to validate and by the OpenAPI
+ * The request body of POST /v1/chat/completions, used to validate and by the OpenAPI
  * document. Extra fields are allowed at every level: the surface decoder names each one it cannot
- * carry (DESIGN.md §1 "Translation policy") and the same-dialect fast path forwards them intact.
- * Beyond the spec's own fields, the ones the decoder maps are typed here, nullable because OpenAI
- * reads `null` as "not set", so that a wrong type is a schema error rather than a translation
- * issue. No `default` keywords: a validator would insert them and change a relayed body.
+ * carry (docs/architecture.md) and the same-dialect fast path forwards them intact.
+ * Beyond the contract's own fields, the ones the decoder maps are typed here, nullable because
+ * OpenAI reads `null` as "not set", so that a wrong type is a schema error rather than a
+ * translation issue. No `default` keywords: a validator would insert them and change a relayed
+ * body.
  */
 
 const freeObject = Type.Object({});
@@ -14,7 +15,7 @@ const freeObject = Type.Object({});
 const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 
 /**
- * Spec §2.5 requires `content`; an assistant message that carries `tool_calls` may send `null`
+ * The contract requires `content`; an assistant message that carries `tool_calls` may send `null`
  * (the OpenAI SDKs replay it so when the model produced no text).
  */
 export const chatMessageSchema = Type.Object(

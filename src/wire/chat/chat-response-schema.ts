@@ -1,9 +1,9 @@
 import { Type, type Static, type TSchema } from 'typebox';
 
 /**
- * The non-streamed chat-completions answer, for the OpenAPI document (spec §2.5 names only `id`, `choices`,
- * `object`, `model`, `usage`; the rest is what OpenAI sends and chat clients read). Upstream
- * bodies are read leniently by the provider decoder, not validated against these.
+ * The non-streamed chat-completions answer, for the OpenAPI document (the contract names only `id`,
+ * `choices`, `object`, `model`, `usage`; the rest is what OpenAI sends and chat clients read).
+ * Upstream bodies are read leniently by the provider decoder, not validated against these.
  */
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,10 +1,10 @@
 import { Type, type TSchema } from 'typebox';
 
 /**
- * Content blocks of the message-style dialect (spec §2.3). Known block types are checked for their
+ * Content blocks of the message-style dialect. Known block types are checked for their
  * required fields; any other block type (document, search_result, server tool blocks, ...) is
- * accepted as a free object so that real clients are never rejected by the schema (CLIENTS.md:
- * Claude Code sends more than the basic spec). Whether a block can be translated is the codec's
+ * accepted as a free object so that real clients are never rejected by the schema (docs/clients.md:
+ * Claude Code sends more than the basic fields). Whether a block can be translated is the codec's
  * decision, not the schema's. Extra fields are allowed on every object.
  */
 

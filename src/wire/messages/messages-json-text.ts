@@ -1,6 +1,6 @@
 /**
  * The one place where JSON texts of the message-style dialect (SSE event data, tool arguments,
- * opaque signatures) are parsed (STYLE.md §5: no bare JSON.parse on untrusted input elsewhere).
+ * opaque signatures) are parsed (no bare JSON.parse on untrusted input elsewhere).
  */
 export type JsonTextResult = { ok: true; value: unknown } | { ok: false; reason: string };
 

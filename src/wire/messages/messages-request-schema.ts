@@ -5,17 +5,18 @@ import {
 } from './messages-content-block-schema.ts';
 
 /**
- * Request bodies of POST /v1/messages and /v1/messages/count_tokens (spec §2.3), used by Fastify
- * to validate and by the OpenAPI document. Extra fields are allowed at every level: the spec says
- * they may be forwarded, and the fast path (DESIGN.md §1) relays them to a message-style upstream.
- * No `default` keywords: Fastify's Ajv would insert them and change a relayed body.
+ * Request bodies of POST /v1/messages and /v1/messages/count_tokens, used by Fastify
+ * to validate and by the OpenAPI document. Extra fields are allowed at every level: the contract
+ * says they may be forwarded, and the fast path (docs/architecture.md) relays them to a
+ * message-style upstream. No `default` keywords: Fastify's Ajv would insert them and change a
+ * relayed body.
  */
 
 const freeObject = Type.Object({});
 
 export const messagesInputMessageSchema = Type.Object(
   {
-    // CLIENTS.md: Claude Code sends `role: "system"` messages inside `messages`.
+    // docs/clients.md: Claude Code sends `role: "system"` messages inside `messages`.
     role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
     content: stringOrArraySchema(messagesContentBlockSchema),
   },
@@ -26,7 +27,7 @@ export const messagesSystemSchema = stringOrArraySchema(Type.Object({ type: Type
   title: 'System',
 });
 
-/** A client-defined tool; `type` is absent or `custom` (spec §2.3 "function tool"). */
+/** A client-defined tool; `type` is absent or `custom` (the contract's "function tool"). */
 export const messagesCustomToolSchema = Type.Object(
   {
     type: Type.Optional(Type.Literal('custom')),

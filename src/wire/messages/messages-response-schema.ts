@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 
 /**
- * Response bodies of the message-style routes (spec §2.3), for the OpenAPI document. Usage
- * follows the dialect's own semantics (CLIENTS.md): `input_tokens` excludes cache reads and cache
- * writes, which are reported beside it, writes split per TTL in `cache_creation`.
+ * Response bodies of the message-style routes, for the OpenAPI document. Usage
+ * follows the dialect's own semantics (docs/clients.md): `input_tokens` excludes cache reads and
+ * cache writes, which are reported beside it, writes split per TTL in `cache_creation`.
  */
 
 const tokenCount = Type.Integer({ minimum: 0 });

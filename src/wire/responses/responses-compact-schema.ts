@@ -3,8 +3,8 @@ import { responsesUsageSchema } from './responses-object-schema.ts';
 import { responsesInputItemSchema } from './responses-request-schema.ts';
 
 /**
- * `POST /v1/responses/compact` (spec §4.5), as the OpenAI API defines it and Codex sends it: the
- * conversation to compact, plus the request options of a normal turn (Codex sends `tools`,
+ * `POST /v1/responses/compact` (docs/decisions/0013), as the OpenAI API defines it and Codex sends
+ * it: the conversation to compact, plus the request options of a normal turn (Codex sends `tools`,
  * `parallel_tool_calls`, `reasoning` and `text` too). Extra fields are allowed, as on
  * `/v1/responses`; the route decides what it can carry. "X or null" and "string or array" are
  * `type` unions for the reason given in responses-request-schema.ts.

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 
 /**
- * The response object of the responses dialect (spec §2.4) and its output items, as the gateway
+ * The response object of the responses dialect and its output items, as the gateway
  * renders them and as an upstream answers. For documentation (OpenAPI) and for the codecs' types;
  * nothing validates upstream answers against it (they are read leniently).
  */
@@ -47,8 +47,8 @@ export const responsesOutputFunctionCallSchema = Type.Object({
 });
 
 /**
- * The result of a compaction (spec §4.5): the client sends it back as an input item later.
- * `encrypted_content` is sealed by the gateway (docs/decisions/0013), opaque to the client.
+ * The result of a compaction (docs/decisions/0013): the client sends it back as an input item
+ * later. `encrypted_content` is sealed by the gateway (docs/decisions/0013), opaque to the client.
  */
 export const responsesOutputCompactionSchema = Type.Object({
   id: Type.String(),

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 
 /**
- * The responses-style request (spec §2.4) as clients send it, Codex included (CLIENTS.md).
+ * The responses-style request as clients send it, Codex included (docs/clients.md).
  * Extra fields are allowed everywhere: the surface decoder, not the schema, decides whether a
  * field can be carried. Variants are selected by `type` with `if`/`then`, so a client gets an
  * error about the variant it sent instead of an `anyOf` mismatch against every variant.
@@ -105,8 +105,8 @@ export const responsesReasoningItemSchema = Type.Object({
 });
 
 /**
- * A compaction item as a client sends it back (spec §4.5): `encrypted_content` is the gateway's
- * sealed token, opened before translation (src/compaction/).
+ * A compaction item as a client sends it back (docs/decisions/0013): `encrypted_content` is the
+ * gateway's sealed token, opened before translation (src/compaction/).
  */
 export const responsesCompactionItemSchema = Type.Object({
   type: Type.Literal('compaction'),
