@@ -90,15 +90,18 @@ export async function imageRoutes(
         operationId: 'getImageGeneration',
         params: imageJobParamsSchema,
         querystring: imageJobQuerySchema,
-        response: { 200: imageGenerationSchema },
+        response: { 200: imageGenerationSchema, 202: imageGenerationSchema },
       },
     },
-    async (request: FastifyRequest) => {
+    async (request: FastifyRequest, reply: FastifyReply) => {
       const { job_id: jobId } = request.params as { job_id: string };
-      const query = request.query as { include_base64?: boolean };
-      return images.get(principalOf(request), jobId, {
-        includeBase64: query.include_base64 === true,
+      const query = request.query as { include_base64?: 'true' | 'false' };
+      const generation = await images.get(principalOf(request), jobId, {
+        includeBase64: query.include_base64 === 'true',
       });
+      // docs/images.md: clients poll until 200, so an unfinished job answers 202 like the create.
+      const unfinished = generation.status === 'queued' || generation.status === 'running';
+      return reply.code(unfinished ? 202 : 200).send(generation);
     },
   );
 

@@ -138,6 +138,15 @@ export const imageJobParamsSchema: TSchema = Type.Object({
 });
 
 export const imageJobQuerySchema: TSchema = Type.Object(
-  { include_base64: Type.Optional(Type.Boolean({ default: false })) },
+  {
+    // Query values are strings; the validator does not coerce (bodies must stay as sent).
+    include_base64: Type.Optional(
+      Type.String({
+        pattern: '^(?:true|false)$',
+        default: 'false',
+        description: '`true` inlines each finished image as `b64_json` (docs/decisions/0072).',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
