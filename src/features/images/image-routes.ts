@@ -14,7 +14,6 @@ import {
   imageModelsQuerySchema,
   imageModelsSchema,
   imageRequestSchema,
-  imageSourcesSchema,
 } from './image-schema.ts';
 import type { ImageService } from './image-service.ts';
 import type { ImageGenerationRequest } from './image-types.ts';
@@ -32,7 +31,10 @@ declare module 'fastify' {
   }
 }
 
-/** The four image routes of spec §4.9; each handler calls the ImageService. */
+/**
+ * Three image routes of spec §4.9 (create, poll, models); each handler calls the ImageService.
+ * The fourth, sources, answers without the service (image-sources-routes.ts).
+ */
 export async function imageRoutes(
   app: FastifyInstance,
   dependencies: ImageRouteDependencies,
@@ -103,18 +105,6 @@ export async function imageRoutes(
       const unfinished = generation.status === 'queued' || generation.status === 'running';
       return reply.code(unfinished ? 202 : 200).send(generation);
     },
-  );
-
-  app.get(
-    '/v1/images/sources',
-    {
-      onRequest: authenticate,
-      schema: { operationId: 'listImageSources', response: { 200: imageSourcesSchema } },
-    },
-    async (request: FastifyRequest) => ({
-      object: 'list',
-      data: await images.sources(principalOf(request)),
-    }),
   );
 
   app.get(

@@ -2,6 +2,7 @@ import packageJson from '../../../package.json' with { type: 'json' };
 import type { GatewayFeature } from '../gateway-feature.ts';
 import type { GatewayParts } from '../gateway-parts.ts';
 import type { ImageService } from '../images/image-service.ts';
+import type { ImageSources } from '../images/list-image-sources.ts';
 import type { SearchRunner } from '../search/run-search.ts';
 import { createDownloadImageTool } from './download-image-tool.ts';
 import { createGenerateImageTool } from './generate-image-tool.ts';
@@ -18,12 +19,13 @@ import { createSearchTool } from './search-tool.ts';
 export interface McpServices {
   search: SearchRunner | undefined;
   images: ImageService | undefined;
+  /** Answers also without an `images` section, like GET /v1/images/sources. */
+  imageSources: ImageSources;
 }
 
-/** The five image tools (spec §4.11), all on the ImageService the image routes call. */
+/** Four of the image tools (spec §4.11), on the ImageService the image routes call. */
 function imageTools(images: ImageService): McpTool[] {
   return [
-    createImageSourcesTool(images),
     createListImageModelsTool(images),
     createGenerateImageTool(images),
     createGetImageGenerationTool(images),
@@ -39,6 +41,7 @@ export function composeMcp(parts: GatewayParts, services: McpServices): GatewayF
   const tools: McpTool[] = [
     createListModelsTool(parts.catalog),
     ...(services.search === undefined ? [] : [createSearchTool(services.search)]),
+    createImageSourcesTool(services.imageSources),
     ...(services.images === undefined ? [] : imageTools(services.images)),
   ];
   const toolbox = new McpToolbox({
