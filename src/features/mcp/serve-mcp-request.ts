@@ -56,8 +56,9 @@ function guardParams(transport: StreamableHTTPServerTransport): void {
 /** A low-level SDK server for one HTTP request, acting for its token. */
 function createServer(toolbox: McpToolbox, context: McpToolContext): Server {
   const server = new Server(toolbox.serverInfo, { capabilities: { tools: {} } });
-  const definitions = toolbox.definitions;
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: toolbox.definitionsFor(context.principal),
+  }));
   server.setRequestHandler(CallToolRequestSchema, (request) =>
     toolbox.call(request.params.name, request.params.arguments ?? {}, context),
   );
