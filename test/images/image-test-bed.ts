@@ -48,11 +48,17 @@ export interface ImageBed {
 }
 
 export async function startImageBed(
-  options: { images?: Record<string, unknown>; store?: Store; fake?: FakeImageUpstream } = {},
+  options: {
+    images?: Record<string, unknown>;
+    /** More top-level configuration, e.g. `server`. */
+    config?: Record<string, unknown>;
+    store?: Store;
+    fake?: FakeImageUpstream;
+  } = {},
 ): Promise<ImageBed> {
   const fake = options.fake ?? (await startFakeImageUpstream());
   const gateway = await startTestGateway(
-    { images: imagesConfig(fake.url, options.images) },
+    { ...options.config, images: imagesConfig(fake.url, options.images) },
     {
       env: { IMAGE_KEY: 'image-upstream-key' },
       ...(options.store ? { store: options.store } : {}),

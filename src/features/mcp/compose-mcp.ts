@@ -24,12 +24,12 @@ export interface McpServices {
 }
 
 /** Four of the image tools (spec §4.11), on the ImageService the image routes call. */
-function imageTools(images: ImageService): McpTool[] {
+function imageTools(images: ImageService, publicBaseUrl: string | undefined): McpTool[] {
   return [
     createListImageModelsTool(images),
     createGenerateImageTool(images),
     createGetImageGenerationTool(images),
-    createDownloadImageTool(images),
+    createDownloadImageTool(images, { publicBaseUrl }),
   ];
 }
 
@@ -42,7 +42,9 @@ export function composeMcp(parts: GatewayParts, services: McpServices): GatewayF
     createListModelsTool(parts.catalog),
     ...(services.search === undefined ? [] : [createSearchTool(services.search)]),
     createImageSourcesTool(services.imageSources),
-    ...(services.images === undefined ? [] : imageTools(services.images)),
+    ...(services.images === undefined
+      ? []
+      : imageTools(services.images, parts.config.server.publicBaseUrl)),
   ];
   const toolbox = new McpToolbox({
     tools,
@@ -50,13 +52,6 @@ export function composeMcp(parts: GatewayParts, services: McpServices): GatewayF
     logFailure: (error, tool) => parts.logError(error, 'MCP tool failed', { tool }),
   });
   return {
-    routes: [
-      (app) =>
-        mcpRoutes(app, {
-          authenticator: parts.authenticator,
-          toolbox,
-          publicBaseUrl: parts.config.server.publicBaseUrl,
-        }),
-    ],
+    routes: [(app) => mcpRoutes(app, { authenticator: parts.authenticator, toolbox })],
   };
 }
