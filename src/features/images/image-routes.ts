@@ -32,7 +32,7 @@ declare module 'fastify' {
 }
 
 /**
- * Three image routes of spec §4.9 (create, poll, models); each handler calls the ImageService.
+ * Three image routes (create, poll, models; docs/images.md); each handler calls the ImageService.
  * The fourth, sources, answers without the service (image-sources-routes.ts).
  */
 export async function imageRoutes(
@@ -101,7 +101,8 @@ export async function imageRoutes(
       const generation = await images.get(principalOf(request), jobId, {
         includeBase64: query.include_base64 === 'true',
       });
-      // docs/images.md: clients poll until 200, so an unfinished job answers 202 like the create.
+      // docs/images.md: clients poll while the answer is 202, so an unfinished job answers 202 as
+      // the create call does, and a finished one (succeeded or failed) 200.
       const unfinished = generation.status === 'queued' || generation.status === 'running';
       return reply.code(unfinished ? 202 : 200).send(generation);
     },

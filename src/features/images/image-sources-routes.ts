@@ -11,7 +11,7 @@ export interface ImageSourcesRouteDependencies {
 }
 
 /**
- * GET /v1/images/sources (spec §4.9). Unlike the other image routes it exists without an `images`
+ * GET /v1/images/sources (docs/images.md). Unlike the other image routes it exists without an `images`
  * section: a client asks it whether image generation is available, and "not configured" is an
  * answer (docs/images.md).
  */

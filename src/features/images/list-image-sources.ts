@@ -12,7 +12,7 @@ export interface ImageSourcesDependencies {
 export type ImageSources = (principal: Principal) => Promise<ImageSourceAvailability[]>;
 
 /**
- * spec §4.9 GET /v1/images/sources (and the MCP `image_sources` tool): it tells a client whether
+ * GET /v1/images/sources (and the MCP `image_sources` tool): it tells a client whether
  * image generation is available at all, so it answers also when nothing is configured, with the
  * reason (docs/images.md).
  */
@@ -25,7 +25,7 @@ export async function listImageSources(
     {
       source: 'connected',
       available: false,
-      // spec §1: public accounts cannot link provider keys or subscription logins.
+      // Client accounts cannot link provider keys or subscription logins (docs/images.md).
       reason: 'Provider-connected image generation is not offered to client tokens.',
     },
   ];

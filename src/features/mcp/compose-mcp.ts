@@ -23,7 +23,7 @@ export interface McpServices {
   imageSources: ImageSources;
 }
 
-/** Four of the image tools (spec §4.11), on the ImageService the image routes call. */
+/** Four of the image tools (docs/mcp.md), on the ImageService the image routes call. */
 function imageTools(images: ImageService, publicBaseUrl: string | undefined): McpTool[] {
   return [
     createListImageModelsTool(images),

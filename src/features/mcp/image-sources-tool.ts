@@ -4,7 +4,7 @@ import type { ImageSources } from '../images/list-image-sources.ts';
 import type { McpTool } from './mcp-tool.ts';
 
 /**
- * `image_sources`: what GET /v1/images/sources answers (spec §4.9), with its permission. Like
+ * `image_sources`: what GET /v1/images/sources answers (docs/images.md), with its permission. Like
  * the route it exists without an `images` section, to say that image generation is not
  * configured.
  */
