@@ -11,9 +11,9 @@ export interface ImageSourcesRouteDependencies {
 }
 
 /**
- * GET /v1/images/sources (docs/images.md). Unlike the other image routes it exists without an `images`
- * section: a client asks it whether image generation is available, and "not configured" is an
- * answer (docs/images.md).
+ * GET /v1/images/sources. Unlike the other image routes it exists without an `images` section: a
+ * client asks it whether image generation is available, and "not configured" is an answer
+ * (docs/images.md).
  */
 export async function imageSourcesRoutes(
   app: FastifyInstance,
