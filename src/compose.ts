@@ -172,7 +172,11 @@ export async function composeGateway(
     }),
     search.feature,
     composeTranscription(parts, idempotency),
-    composeMcp(parts, { search: search.runner, images: images.service }),
+    composeMcp(parts, {
+      search: search.runner,
+      images: images.service,
+      imageSources: images.sources,
+    }),
     // Before storage: stopping jobs may still write files.
     images,
     storage,

@@ -48,11 +48,17 @@ export interface ImageBed {
 }
 
 export async function startImageBed(
-  options: { images?: Record<string, unknown>; store?: Store; fake?: FakeImageUpstream } = {},
+  options: {
+    images?: Record<string, unknown>;
+    /** More top-level configuration, e.g. `server`. */
+    config?: Record<string, unknown>;
+    store?: Store;
+    fake?: FakeImageUpstream;
+  } = {},
 ): Promise<ImageBed> {
   const fake = options.fake ?? (await startFakeImageUpstream());
   const gateway = await startTestGateway(
-    { images: imagesConfig(fake.url, options.images) },
+    { ...options.config, images: imagesConfig(fake.url, options.images) },
     {
       env: { IMAGE_KEY: 'image-upstream-key' },
       ...(options.store ? { store: options.store } : {}),
@@ -94,7 +100,7 @@ export function getWithToken(
   return gateway.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
 }
 
-/** Polls a job until it leaves queued/running (or `attempts` polls pass). */
+/** Polls a job as clients do, until it answers other than 202 (or `attempts` polls pass). */
 export async function pollUntilFinished(
   gateway: TestGateway,
   token: string,
@@ -103,8 +109,7 @@ export async function pollUntilFinished(
 ): Promise<LightMyRequestResponse> {
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     const poll = await getWithToken(gateway, token, `/v1/images/generations/${jobId}`);
-    const status = poll.statusCode === 200 ? (poll.json() as { status: string }).status : '';
-    if (status !== 'queued' && status !== 'running') return poll;
+    if (poll.statusCode !== 202) return poll;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`job ${jobId} did not finish`);

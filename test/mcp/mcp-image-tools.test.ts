@@ -43,8 +43,14 @@ interface McpImageBed extends ImageBed {
   origin: string;
 }
 
+/** Where download_image links point: configured, unlike the address the tests reach. */
+const publicBaseUrl = 'https://gateway.example/base';
+
 async function startMcpImageBed(images: Record<string, unknown> = {}): Promise<McpImageBed> {
-  const bed = await startImageBed({ images });
+  const bed = await startImageBed({
+    images,
+    config: { server: { publicBaseUrl: `${publicBaseUrl}/` } },
+  });
   await bed.gateway.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = bed.gateway.app.server.address() as AddressInfo;
   return { ...bed, origin: `http://127.0.0.1:${port}` };
@@ -404,13 +410,14 @@ describe('MCP image tools over the SDK client', () => {
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ delivery: 'link', size: large.length });
     const [link] = result.content as Array<{ type: string; uri: string; mimeType: string }>;
+    const downloadPath = `/v1/storage/assets/${stored.id}/content`;
     expect(link).toMatchObject({
       type: 'resource_link',
-      uri: `${bed.origin}/v1/storage/assets/${stored.id}/content`,
+      uri: `${publicBaseUrl}${downloadPath}`,
       mimeType: 'image/png',
       size: large.length,
     });
-    const fetched = await request(link?.uri as string, { headers: bearer(token) });
+    const fetched = await request(`${bed.origin}${downloadPath}`, { headers: bearer(token) });
     expect(fetched.statusCode).toBe(200);
     expect(Buffer.from(await fetched.body.arrayBuffer()).equals(large)).toBe(true);
 

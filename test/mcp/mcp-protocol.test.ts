@@ -62,7 +62,7 @@ describe('POST /mcp: the protocol and its refusals', () => {
   it('answers JSON or an SSE stream as the Accept header prefers', async () => {
     const json = await post(rpc('tools/list'), { accept: 'application/json, text/event-stream' });
     expect(json.headers['content-type']).toMatch(/^application\/json/);
-    expect(json.json().result.tools).toHaveLength(2);
+    expect(json.json().result.tools).toHaveLength(3);
 
     const sse = await post(rpc('tools/list', undefined, 'sse-1'), {
       accept: 'text/event-stream, application/json',

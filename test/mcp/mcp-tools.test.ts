@@ -43,7 +43,7 @@ describe('MCP tools over the SDK client', () => {
   it('lists list_models and search with input and output schemas and annotations', async () => {
     const { token } = await bed.gateway.createToken({ credits: 1_000_000 });
     const { tools } = await (await connect(bearer(token))).listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['list_models', 'search']);
+    expect(tools.map((tool) => tool.name)).toEqual(['list_models', 'search', 'image_sources']);
     const search = tools.find((tool) => tool.name === 'search');
     expect(search?.inputSchema).toMatchObject({
       type: 'object',
@@ -288,7 +288,7 @@ describe('MCP without a search configuration', () => {
       const { token } = await gateway.createToken({ credits: 1_000_000 });
       const client = await connectClient(`http://127.0.0.1:${port}`, bearer(token));
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['list_models']);
+      expect(tools.map((tool) => tool.name)).toEqual(['list_models', 'image_sources']);
       await expect(
         client.callTool({ name: 'search', arguments: { query: 'q' } }),
       ).rejects.toMatchObject({ code: -32602 });

@@ -1,3 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+
 import { readProviderKey } from '../../config/load-config.ts';
 import type { IdempotencyService } from '../../idempotency/idempotency-service.ts';
 import type { IdempotentOperation } from '../../idempotency/idempotency-service.ts';
@@ -9,22 +11,31 @@ import { ImageCatalog } from './image-catalog.ts';
 import type { ImageJobStore } from './image-job-store.ts';
 import { imageRoutes } from './image-routes.ts';
 import { ImageService } from './image-service.ts';
+import { imageSourcesRoutes } from './image-sources-routes.ts';
 import { ImageWorkerPool } from './image-worker-pool.ts';
+import { listImageSources, type ImageSources } from './list-image-sources.ts';
 import { runImageJob } from './run-image-job.ts';
 
 export interface ImagesFeature extends GatewayFeature {
   /** What the MCP tools call; undefined when no image models are configured. */
   service: ImageService | undefined;
+  /** What GET /v1/images/sources and the MCP `image_sources` tool answer, configured or not. */
+  sources: ImageSources;
 }
 
-/** Image generation (docs/images.md): service, routes and job workers, from the shared parts. */
+/** Image generation: service, routes and the job workers, from the shared parts. */
 export function composeImages(
   parts: GatewayParts,
   dependencies: { idempotency: IdempotencyService; storage: StorageService; jobs: ImageJobStore },
 ): ImagesFeature {
   const config = parts.config.images;
-  // Without image models there is nothing to generate, so the routes do not exist.
-  if (config === undefined) return { routes: [], service: undefined };
+  const sources: ImageSources = (principal) =>
+    listImageSources({ ledger: parts.billing.ledger, configured: config !== undefined }, principal);
+  const sourcesRoute = (app: FastifyInstance) =>
+    imageSourcesRoutes(app, { authenticator: parts.authenticator, sources });
+  // Without image models there is nothing to generate, so only the sources route exists: it
+  // tells a client that image generation is not configured (docs/images.md).
+  if (config === undefined) return { routes: [sourcesRoute], service: undefined, sources };
   const operation: IdempotentOperation = {
     name: 'image_generation',
     windowMs: config.replayWindowSeconds * 1000,
@@ -75,7 +86,9 @@ export function composeImages(
   const bodyLimitBytes = Math.ceil((config.maxInputImageBytes * 8 * 4) / 3) + 1024 * 1024;
   return {
     service,
+    sources,
     routes: [
+      sourcesRoute,
       (app) =>
         imageRoutes(app, { authenticator: parts.authenticator, images: service, bodyLimitBytes }),
     ],

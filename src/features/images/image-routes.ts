@@ -14,7 +14,6 @@ import {
   imageModelsQuerySchema,
   imageModelsSchema,
   imageRequestSchema,
-  imageSourcesSchema,
 } from './image-schema.ts';
 import type { ImageService } from './image-service.ts';
 import type { ImageGenerationRequest } from './image-types.ts';
@@ -32,7 +31,10 @@ declare module 'fastify' {
   }
 }
 
-/** The four image routes (docs/images.md); each handler calls the ImageService. */
+/**
+ * Three image routes (create, poll, models; docs/images.md); each handler calls the ImageService.
+ * The fourth, sources, answers without the service (image-sources-routes.ts).
+ */
 export async function imageRoutes(
   app: FastifyInstance,
   dependencies: ImageRouteDependencies,
@@ -90,28 +92,20 @@ export async function imageRoutes(
         operationId: 'getImageGeneration',
         params: imageJobParamsSchema,
         querystring: imageJobQuerySchema,
-        response: { 200: imageGenerationSchema },
+        response: { 200: imageGenerationSchema, 202: imageGenerationSchema },
       },
     },
-    async (request: FastifyRequest) => {
+    async (request: FastifyRequest, reply: FastifyReply) => {
       const { job_id: jobId } = request.params as { job_id: string };
-      const query = request.query as { include_base64?: boolean };
-      return images.get(principalOf(request), jobId, {
-        includeBase64: query.include_base64 === true,
+      const query = request.query as { include_base64?: 'true' | 'false' };
+      const generation = await images.get(principalOf(request), jobId, {
+        includeBase64: query.include_base64 === 'true',
       });
+      // docs/images.md: clients poll while the answer is 202, so an unfinished job answers 202 as
+      // the create call does, and a finished one (succeeded or failed) 200.
+      const unfinished = generation.status === 'queued' || generation.status === 'running';
+      return reply.code(unfinished ? 202 : 200).send(generation);
     },
-  );
-
-  app.get(
-    '/v1/images/sources',
-    {
-      onRequest: authenticate,
-      schema: { operationId: 'listImageSources', response: { 200: imageSourcesSchema } },
-    },
-    async (request: FastifyRequest) => ({
-      object: 'list',
-      data: await images.sources(principalOf(request)),
-    }),
   );
 
   app.get(

@@ -17,24 +17,40 @@ const outputFormat = Type.Union([Type.Literal('png'), Type.Literal('jpg')]);
  */
 export const imageRequestProperties = {
   model: Type.String({ minLength: 1, description: 'Exact id from GET /v1/images/models.' }),
-  prompt: Type.String({ minLength: 1, maxLength: 32_000 }),
+  prompt: Type.String({
+    minLength: 1,
+    maxLength: 32_000,
+    description: 'What the image should show, in words.',
+  }),
   source: Type.String({ description: 'Must be `credits` for a client token.' }),
   aspect_ratio: Type.Optional(
     Type.String({ minLength: 1, default: 'auto', description: '`auto` or `W:H`, e.g. `16:9`.' }),
   ),
-  resolution: Type.Optional({ ...resolution, default: '1K' }),
-  output_format: Type.Optional({ ...outputFormat, default: 'png' }),
+  resolution: Type.Optional({
+    ...resolution,
+    default: '1K',
+    description: 'One of the model’s resolutions (GET /v1/images/models); the price depends on it.',
+  }),
+  output_format: Type.Optional({
+    ...outputFormat,
+    default: 'png',
+    description: 'File format of the result images: `png` or `jpg`.',
+  }),
   input_images: Type.Optional(
     Type.Array(
       Type.Object(
         {
-          name: Type.String({ minLength: 1 }),
+          name: Type.String({ minLength: 1, description: 'A file name, e.g. `sketch.png`.' }),
           media_type: Type.String({ description: 'image/png, image/jpeg or image/webp.' }),
           data: Type.String({ description: 'Standard base64 of the image bytes.' }),
         },
         { additionalProperties: false },
       ),
-      { maxItems: imageLimits.inputImages },
+      {
+        maxItems: imageLimits.inputImages,
+        description:
+          'Reference images, for a model that takes them (its `max_input_images`); each is stored as a file.',
+      },
     ),
   ),
   n: Type.Optional(
@@ -138,6 +154,15 @@ export const imageJobParamsSchema: TSchema = Type.Object({
 });
 
 export const imageJobQuerySchema: TSchema = Type.Object(
-  { include_base64: Type.Optional(Type.Boolean({ default: false })) },
+  {
+    // Query values are strings; the validator does not coerce (bodies must stay as sent).
+    include_base64: Type.Optional(
+      Type.String({
+        pattern: '^(?:true|false)$',
+        default: 'false',
+        description: '`true` inlines each finished image as `b64_json` (docs/decisions/0072).',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );

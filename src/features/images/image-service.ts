@@ -31,7 +31,6 @@ import type {
   ImageGeneration,
   ImageGenerationRequest,
   ImageModelListing,
-  ImageSourceAvailability,
 } from './image-types.ts';
 import type { ImageWorkerPool } from './image-worker-pool.ts';
 
@@ -60,26 +59,6 @@ export class ImageService {
 
   constructor(dependencies: ImageServiceDependencies) {
     this.#dependencies = dependencies;
-  }
-
-  /** GET /v1/images/sources: each source and whether this token can use it now. */
-  async sources(principal: Principal): Promise<ImageSourceAvailability[]> {
-    const balance = await this.#dependencies.billing.ledger.getBalance(principal.account.id);
-    const allowed = principal.apiKey.permissions.includes('image:create');
-    const creditsReason = !allowed
-      ? 'This token lacks the image:create permission.'
-      : balance.available <= 0
-        ? 'The credits balance is empty. Add credits.'
-        : null;
-    return [
-      { source: 'credits', available: creditsReason === null, reason: creditsReason },
-      {
-        source: 'connected',
-        available: false,
-        // docs/api.md: public accounts cannot link provider keys or subscription logins.
-        reason: 'Provider-connected image generation is not offered to client tokens.',
-      },
-    ];
   }
 
   /** The image catalog; a token that may use some models only sees those. */

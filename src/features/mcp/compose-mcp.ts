@@ -2,6 +2,7 @@ import packageJson from '../../../package.json' with { type: 'json' };
 import type { GatewayFeature } from '../gateway-feature.ts';
 import type { GatewayParts } from '../gateway-parts.ts';
 import type { ImageService } from '../images/image-service.ts';
+import type { ImageSources } from '../images/list-image-sources.ts';
 import type { SearchRunner } from '../search/run-search.ts';
 import { createDownloadImageTool } from './download-image-tool.ts';
 import { createGenerateImageTool } from './generate-image-tool.ts';
@@ -18,16 +19,17 @@ import { createSearchTool } from './search-tool.ts';
 export interface McpServices {
   search: SearchRunner | undefined;
   images: ImageService | undefined;
+  /** Answers also without an `images` section, like GET /v1/images/sources. */
+  imageSources: ImageSources;
 }
 
-/** The five image tools (docs/mcp.md), all on the ImageService the image routes call. */
-function imageTools(images: ImageService): McpTool[] {
+/** Four of the image tools (docs/mcp.md), on the ImageService the image routes call. */
+function imageTools(images: ImageService, publicBaseUrl: string | undefined): McpTool[] {
   return [
-    createImageSourcesTool(images),
     createListImageModelsTool(images),
     createGenerateImageTool(images),
     createGetImageGenerationTool(images),
-    createDownloadImageTool(images),
+    createDownloadImageTool(images, { publicBaseUrl }),
   ];
 }
 
@@ -39,7 +41,10 @@ export function composeMcp(parts: GatewayParts, services: McpServices): GatewayF
   const tools: McpTool[] = [
     createListModelsTool(parts.catalog),
     ...(services.search === undefined ? [] : [createSearchTool(services.search)]),
-    ...(services.images === undefined ? [] : imageTools(services.images)),
+    createImageSourcesTool(services.imageSources),
+    ...(services.images === undefined
+      ? []
+      : imageTools(services.images, parts.config.server.publicBaseUrl)),
   ];
   const toolbox = new McpToolbox({
     tools,
@@ -47,13 +52,6 @@ export function composeMcp(parts: GatewayParts, services: McpServices): GatewayF
     logFailure: (error, tool) => parts.logError(error, 'MCP tool failed', { tool }),
   });
   return {
-    routes: [
-      (app) =>
-        mcpRoutes(app, {
-          authenticator: parts.authenticator,
-          toolbox,
-          publicBaseUrl: parts.config.server.publicBaseUrl,
-        }),
-    ],
+    routes: [(app) => mcpRoutes(app, { authenticator: parts.authenticator, toolbox })],
   };
 }

@@ -47,11 +47,19 @@ async function readAll(body: AsyncIterable<unknown>): Promise<Buffer> {
  * `download_image`: an image of this account's generations as an MCP image block (base64 and its
  * MIME type), or past `inlineImageMaxBytes` a resource link to its download URL. Another
  * account's id is 404 as unknown, like GET /v1/storage/assets/{id}/content.
+ *
+ * Links start with `server.publicBaseUrl` and nothing else (docs/decisions/0121): the client is
+ * told to fetch them with its token, so a base taken from the request's Host header would send
+ * the token wherever that header pointed. Without the setting a larger image is a tool error.
  */
-export function createDownloadImageTool(images: ImageService): McpTool {
+export function createDownloadImageTool(
+  images: ImageService,
+  options: { publicBaseUrl: string | undefined },
+): McpTool {
+  const baseUrl = options.publicBaseUrl?.replace(/\/+$/, '');
   return {
     name: 'download_image',
-    description: `Fetches a generated image by its asset id (from generate_image or get_image_generation) as an image block; an image over ${inlineImageMaxBytes} bytes comes as a link to download with the same token.`,
+    description: `Fetches a generated image by its asset id (from generate_image or get_image_generation) as an image block; an image over ${inlineImageMaxBytes} bytes ${baseUrl === undefined ? 'is not delivered here: download it from its download_path on this gateway' : 'comes as a link to download'} with the same token.`,
     annotations: {
       title: 'Download image',
       readOnlyHint: true,
@@ -89,17 +97,17 @@ export function createDownloadImageTool(images: ImageService): McpTool {
         ]);
       }
       body.destroy();
-      if (context.baseUrl === undefined) {
+      if (baseUrl === undefined) {
         throw new ApiError(
           'invalid_request',
-          `The image is ${asset.size} bytes, over the ${inlineImageMaxBytes} answered inline, and this request's Host gives no URL to link to; the operator can set server.publicBaseUrl.`,
+          `The image is ${asset.size} bytes, over the ${inlineImageMaxBytes} answered inline, and no public URL of the gateway is configured to link to (the operator can set server.publicBaseUrl). Download it over HTTP: GET ${downloadPath} on this gateway with the same token in the Authorization header.`,
           { details: { param: 'asset_id' } },
         );
       }
       return new McpToolAnswer(answer, [
         {
           type: 'resource_link',
-          uri: `${context.baseUrl}${downloadPath}`,
+          uri: `${baseUrl}${downloadPath}`,
           name: asset.name,
           mimeType: asset.contentType,
           size: asset.size,

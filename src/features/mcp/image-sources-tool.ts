@@ -1,14 +1,18 @@
 import { Type } from 'typebox';
 import { imageSourcesSchema } from '../images/image-schema.ts';
-import type { ImageService } from '../images/image-service.ts';
+import type { ImageSources } from '../images/list-image-sources.ts';
 import type { McpTool } from './mcp-tool.ts';
 
-/** `image_sources`: what GET /v1/images/sources answers (docs/images.md), with its permission. */
-export function createImageSourcesTool(images: ImageService): McpTool {
+/**
+ * `image_sources`: what GET /v1/images/sources answers (docs/images.md), with its permission. Like
+ * the route it exists without an `images` section, to say that image generation is not
+ * configured.
+ */
+export function createImageSourcesTool(sources: ImageSources): McpTool {
   return {
     name: 'image_sources',
     description:
-      'Lists the image generation sources and whether this token can use each now (credits: the balance must not be empty). Generate with source "credits".',
+      'Lists the image generation sources and whether this token can use each now, with the reason when not (credits: image generation must be configured and the balance not empty). Generate with source "credits".',
     annotations: {
       title: 'Image sources',
       readOnlyHint: true,
@@ -19,7 +23,7 @@ export function createImageSourcesTool(images: ImageService): McpTool {
     inputSchema: Type.Object({}, { additionalProperties: false }),
     outputSchema: imageSourcesSchema,
     async call(_input, context) {
-      return { object: 'list', data: await images.sources(context.principal) };
+      return { object: 'list', data: await sources(context.principal) };
     },
   };
 }

@@ -11,8 +11,6 @@ import type * as ServeMcpRequest from './serve-mcp-request.ts';
 export interface McpRouteDependencies {
   authenticator: Authenticator;
   toolbox: McpToolbox;
-  /** `server.publicBaseUrl`; without it links are derived from each request. */
-  publicBaseUrl: string | undefined;
 }
 
 /*
@@ -53,7 +51,7 @@ export async function mcpRoutes(
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       const { serveMcpRequest } = await loadServer();
-      return serveMcpRequest(request, reply, toolbox, dependencies.publicBaseUrl);
+      return serveMcpRequest(request, reply, toolbox);
     },
   );
 

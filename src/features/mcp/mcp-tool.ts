@@ -8,11 +8,6 @@ export interface McpToolContext {
   principal: Principal;
   /** The HTTP request's id: usage records and answers carry it like a route's. */
   requestId: string;
-  /**
-   * The gateway's base URL as the client reaches it (`server.publicBaseUrl`, else the request's
-   * protocol and Host), for links in answers; undefined when neither gives a usable URL.
-   */
-  baseUrl: string | undefined;
 }
 
 /**

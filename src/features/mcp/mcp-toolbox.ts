@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Compile } from 'typebox/compile';
+import type { Principal } from '../../auth/authenticator.ts';
 import type { Validator } from 'typebox/compile';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { toDependencyError } from '../../http/install-error-handling.ts';
@@ -89,9 +90,15 @@ export class McpToolbox {
     return this.#options.serverInfo;
   }
 
-  /** What `tools/list` answers. */
-  get definitions(): Tool[] {
-    return [...this.#entries.values()].map((entry) => entry.definition);
+  /**
+   * What `tools/list` answers to a token: only the tools it may call (docs/decisions/0120), so a
+   * model is never offered a tool that can only fail.
+   */
+  definitionsFor(principal: Principal): Tool[] {
+    const granted = principal.apiKey.permissions;
+    return [...this.#entries.values()]
+      .filter((entry) => granted.includes(entry.tool.permission))
+      .map((entry) => entry.definition);
   }
 
   /** `tools/call` for one HTTP request, acting for its token. */

@@ -12,7 +12,6 @@ import { findInvalidJsonRpc, findInvalidParams } from './check-jsonrpc-message.t
 import type { McpToolContext } from './mcp-tool.ts';
 import type { McpToolbox } from './mcp-toolbox.ts';
 import { jsonRpcErrorCodes, sendMcpError } from './render-mcp-error.ts';
-import { resolveBaseUrl } from './resolve-base-url.ts';
 
 /*
  * Everything of POST /mcp that runs the MCP SDK. mcp-routes.ts loads this module on the first
@@ -56,8 +55,9 @@ function guardParams(transport: StreamableHTTPServerTransport): void {
 /** A low-level SDK server for one HTTP request, acting for its token. */
 function createServer(toolbox: McpToolbox, context: McpToolContext): Server {
   const server = new Server(toolbox.serverInfo, { capabilities: { tools: {} } });
-  const definitions = toolbox.definitions;
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: toolbox.definitionsFor(context.principal),
+  }));
   server.setRequestHandler(CallToolRequestSchema, (request) =>
     toolbox.call(request.params.name, request.params.arguments ?? {}, context),
   );
@@ -69,7 +69,6 @@ export async function serveMcpRequest(
   request: FastifyRequest,
   reply: FastifyReply,
   toolbox: McpToolbox,
-  publicBaseUrl: string | undefined,
 ): Promise<unknown> {
   const problem =
     request.validationError === undefined || request.validationError === null
@@ -88,11 +87,7 @@ export async function serveMcpRequest(
     enableJsonResponse: prefersJson(request.headers.accept),
   });
   transport.onerror = (error) => request.log.debug({ err: error }, 'MCP transport refused');
-  const server = createServer(toolbox, {
-    principal,
-    requestId: request.id,
-    baseUrl: resolveBaseUrl(publicBaseUrl, request.protocol, request.headers.host),
-  });
+  const server = createServer(toolbox, { principal, requestId: request.id });
   await server.connect(transport);
   guardParams(transport);
   // The SDK writes the answer itself; the headers set so far (request-id) go with it.

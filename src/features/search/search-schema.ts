@@ -22,6 +22,7 @@ export const searchRequestProperties = {
       minimum: searchLimits.maxResults.min,
       maximum: searchLimits.maxResults.max,
       default: searchLimits.maxResults.default,
+      description: 'The most results to answer.',
     }),
   ),
 };
