@@ -14,6 +14,7 @@ export interface RecordedImageRequest {
 export interface FakeImageFailure {
   status: number;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface FakeImageUpstream {
@@ -41,8 +42,13 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
   return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { ...headers, 'content-type': 'application/json' });
   response.end(JSON.stringify(body));
 }
 
@@ -75,7 +81,12 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
       if (request.method === 'POST') {
         const failure = fake.failures.shift();
         if (failure !== undefined) {
-          sendJson(response, failure.status, failure.body ?? { error: { message: 'scripted' } });
+          sendJson(
+            response,
+            failure.status,
+            failure.body ?? { error: { message: 'scripted' } },
+            failure.headers,
+          );
           return;
         }
       }

@@ -21,6 +21,7 @@ import type { StoredAnswer } from '../../idempotency/idempotency-store.ts';
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
 import { randomHex } from '../../shared/random-hex.ts';
 import type { Asset } from '../storage/asset.ts';
+import { isPossibleRecordId } from '../storage/is-possible-record-id.ts';
 import type { StorageService } from '../storage/storage-service.ts';
 import { checkInputImages } from './check-input-images.ts';
 import type { ImageCatalog } from './image-catalog.ts';
@@ -161,7 +162,9 @@ export class ImageService {
     jobId: string,
     options: { includeBase64?: boolean } = {},
   ): Promise<ImageGeneration> {
-    const job = await this.#dependencies.jobs.getJob(principal.account.id, jobId);
+    const job = isPossibleRecordId(jobId)
+      ? await this.#dependencies.jobs.getJob(principal.account.id, jobId)
+      : undefined;
     if (job === undefined) throw new ApiError('not_found', 'No such image generation.');
     const generation = await this.#render(job);
     if (options.includeBase64 === true) await this.#inline(principal.account.id, generation);
@@ -250,8 +253,10 @@ export class ImageService {
     await workers.waitForFinish(created.id, config.syncWaitMs);
     const job = (await jobs.getJob(created.accountId, created.id)) ?? created;
     if (job.state === 'failed' && job.error !== null) {
-      throw new ApiError(job.error.code as ErrorCode, job.error.message, {
-        status: job.error.status,
+      const { code, message, status, retryAfter } = job.error;
+      throw new ApiError(code as ErrorCode, message, {
+        status,
+        ...(retryAfter === undefined ? {} : { retryAfter }),
       });
     }
     return this.#render(job);

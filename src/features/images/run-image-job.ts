@@ -35,7 +35,12 @@ export function settlementIdOfJob(job: Pick<ImageJob, 'id' | 'createdAt'>): stri
 }
 
 function toJobError(error: ApiError): ImageJobError {
-  return { code: error.code, message: error.message, status: error.status };
+  return {
+    code: error.code,
+    message: error.message,
+    status: error.status,
+    ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+  };
 }
 
 /**

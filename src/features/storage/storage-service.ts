@@ -2,8 +2,13 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import { ApiError } from '../../canonical/generation-error.ts';
+import {
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  isDependencyUnavailable,
+} from '../../shared/is-dependency-unavailable.ts';
 import { blobKeyForAsset, createAssetId, type Asset, type AssetSource } from './asset.ts';
 import { decodeAssetCursor, encodeAssetCursor } from './asset-cursor.ts';
+import { isPossibleRecordId } from './is-possible-record-id.ts';
 import type { AssetStore, DeletionClaim } from './asset-store.ts';
 import type { BlobStore, ByteRange } from './blob-store.ts';
 import { MeasureUpload, UploadOverQuota } from './measure-upload.ts';
@@ -80,6 +85,17 @@ function checkText(value: string, field: string, maximum: number): void {
 }
 
 /**
+ * An unreachable blob store is an outage, not a fault (docs/decisions/0021): 503 `not_ready`
+ * with a `retry-after`, also when a feature (an image job) meets it far from the HTTP layer.
+ */
+function asOutage(error: unknown): unknown {
+  if (error instanceof ApiError || !isDependencyUnavailable(error)) return error;
+  return new ApiError('not_ready', 'The file store is unreachable; retry with a delay.', {
+    retryAfter: DEPENDENCY_RETRY_AFTER_SECONDS,
+  });
+}
+
+/**
  * Stored files (issue 16): the one service that the storage routes, the sweeper and the
  * features producing files (images, transcription) call. Bytes go to the BlobStore first and
  * become visible only when the metadata commit counts them against the quota.
@@ -145,7 +161,7 @@ export class StorageService {
     } catch (error) {
       await this.#discardUpload(id, blobKey);
       if (error instanceof UploadOverQuota) throw new ApiError('storage_quota_exceeded');
-      throw error;
+      throw asOutage(error);
     }
     // spec §4.12: retention counts from request preparation, so the file's time is that one.
     const createdAt = input.preparedAt ?? startedAt;
@@ -171,11 +187,13 @@ export class StorageService {
   }
 
   /** Marks a file as used by an active job, or releases it; false for an unknown file. */
-  setProtected(accountId: string, id: string, value: boolean): Promise<boolean> {
+  async setProtected(accountId: string, id: string, value: boolean): Promise<boolean> {
+    if (!isPossibleRecordId(id)) return false;
     return this.#assets.setProtected(accountId, id, value);
   }
 
-  getAsset(accountId: string, id: string): Promise<Asset | undefined> {
+  async getAsset(accountId: string, id: string): Promise<Asset | undefined> {
+    if (!isPossibleRecordId(id)) return undefined;
     return this.#assets.getAsset(accountId, id);
   }
 
@@ -253,7 +271,12 @@ export class StorageService {
    * meanwhile, so a download racing a delete answers 404 rather than 500.
    */
   async openContent(asset: Asset, range?: ByteRange): Promise<Readable | undefined> {
-    const body = await this.#blobs.get(blobKeyForAsset(asset.id), range);
+    let body: Readable | undefined;
+    try {
+      body = await this.#blobs.get(blobKeyForAsset(asset.id), range);
+    } catch (error) {
+      throw asOutage(error);
+    }
     if (body !== undefined) return body;
     if ((await this.#assets.getAsset(asset.accountId, asset.id)) === undefined) return undefined;
     throw new Error(`The blob of visible asset ${asset.id} is missing`);
@@ -261,6 +284,7 @@ export class StorageService {
 
   /** DELETE: 404 exactly as unknown for another account's id, 409 while protected (spec §3). */
   async deleteAsset(accountId: string, id: string): Promise<DeletionResult> {
+    if (!isPossibleRecordId(id)) throw new ApiError('not_found', 'No such file.');
     const now = this.#now();
     const begun = await this.#assets.beginDeletion(accountId, id, {
       now,
