@@ -28,6 +28,10 @@ function isWithinBflRange(aspectRatio: string): boolean {
  */
 export const bflAdapter: ImageProviderAdapter = {
   mode: 'job',
+  // BFL is asked for an aspect ratio and picks the pixels (about one megapixel) itself.
+  exactSize() {
+    return undefined;
+  },
   checkParameters(parameters, inputImages) {
     const issues: ImageParameterIssue[] = [];
     if (parameters.aspectRatio !== 'auto' && !isWithinBflRange(parameters.aspectRatio))

@@ -11,6 +11,7 @@ import type {
   ImageGenerationRequest,
   ImageJobParameters,
   ImageModelListing,
+  ImageResolution,
 } from './image-types.ts';
 import { openaiImagesAdapter } from './openai-images-adapter.ts';
 
@@ -95,11 +96,12 @@ export class ImageCatalog {
       );
     }
     const { config } = model;
+    const sized = request.size === undefined ? undefined : this.#fromSize(model, request);
     const parameters: ImageJobParameters = {
       prompt: request.prompt,
-      aspectRatio: request.aspect_ratio ?? 'auto',
-      resolution: request.resolution ?? '1K',
-      outputFormat: request.output_format ?? 'png',
+      aspectRatio: sized?.aspectRatio ?? request.aspect_ratio ?? 'auto',
+      resolution: sized?.resolution ?? request.resolution ?? '1K',
+      outputFormat: request.output_format === 'jpeg' ? 'jpg' : (request.output_format ?? 'png'),
       quality: request.quality ?? config.defaultQuality ?? null,
       n: request.n ?? 1,
     };
@@ -132,5 +134,37 @@ export class ImageCatalog {
     );
     if (price === undefined) throw new ApiError('internal', `${config.id} has no price for this`);
     return { model, parameters, pricePerImage: Math.round(price.perImage * microPerCredit) };
+  }
+
+  /**
+   * OpenAI's `size` (docs/decisions/0115): the model's aspect ratio and resolution for which its
+   * provider kind asks for exactly those pixels. `aspect_ratio` and `resolution`, when also
+   * sent, must agree with it.
+   */
+  #fromSize(
+    model: ImageCatalogModel,
+    request: ImageGenerationRequest,
+  ): { aspectRatio: string; resolution: ImageResolution } {
+    const { config, adapter } = model;
+    const offered: string[] = [];
+    for (const aspectRatio of config.aspectRatios) {
+      for (const resolution of config.resolutions) {
+        const size = adapter.exactSize(aspectRatio, resolution);
+        if (size === undefined) continue;
+        offered.push(size);
+        if (size !== request.size) continue;
+        if (request.aspect_ratio !== undefined && request.aspect_ratio !== aspectRatio)
+          throw invalid('aspect_ratio', `disagrees with size ${size} (${aspectRatio})`);
+        if (request.resolution !== undefined && request.resolution !== resolution)
+          throw invalid('resolution', `disagrees with size ${size} (${resolution})`);
+        return { aspectRatio, resolution };
+      }
+    }
+    throw invalid(
+      'size',
+      offered.length === 0
+        ? `${config.id} takes aspect_ratio and resolution, not an exact size`
+        : `${config.id} offers ${offered.join(', ')}`,
+    );
   }
 }

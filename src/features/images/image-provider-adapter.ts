@@ -31,6 +31,11 @@ export type ImagePollAnswer =
 /** One image upstream's wire format (docs/images.md). Pure: no I/O. */
 export interface ImageProviderAdapter {
   mode: 'sync' | 'job';
+  /**
+   * OpenAI's `size` (`WxH` or `auto`) this kind asks the upstream for with this aspect ratio and
+   * resolution, when it names one exactly; undefined when the upstream picks the pixels itself.
+   */
+  exactSize(aspectRatio: string, resolution: ImageJobParameters['resolution']): string | undefined;
   /** What this kind cannot express of a request, each naming the client's field. */
   checkParameters(parameters: ImageJobParameters, inputImages: number): ImageParameterIssue[];
   buildSubmit(input: {

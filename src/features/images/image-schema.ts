@@ -18,12 +18,22 @@ const outputFormat = Type.Union([Type.Literal('png'), Type.Literal('jpg')]);
 export const imageRequestProperties = {
   model: Type.String({ minLength: 1, description: 'Exact id from GET /v1/images/models.' }),
   prompt: Type.String({ minLength: 1, maxLength: 32_000 }),
-  source: Type.String({ description: 'Must be `credits` for a client token.' }),
+  source: Type.Optional(
+    Type.String({
+      description:
+        'Must be `credits` for a client token; `credits` when absent (docs/decisions/0116).',
+    }),
+  ),
   aspect_ratio: Type.Optional(
     Type.String({ minLength: 1, default: 'auto', description: '`auto` or `W:H`, e.g. `16:9`.' }),
   ),
   resolution: Type.Optional({ ...resolution, default: '1K' }),
-  output_format: Type.Optional({ ...outputFormat, default: 'png' }),
+  output_format: Type.Optional(
+    Type.Union([...outputFormat.anyOf, Type.Literal('jpeg')], {
+      default: 'png',
+      description: '`jpeg` is the same as `jpg`.',
+    }),
+  ),
   input_images: Type.Optional(
     Type.Array(
       Type.Object(
@@ -51,9 +61,31 @@ export const imageRequestProperties = {
   ),
 };
 
-export const imageRequestSchema: TSchema = Type.Object(imageRequestProperties, {
-  additionalProperties: false,
-});
+/**
+ * OpenAI's image request fields that the gateway can honour exactly (docs/decisions/0115), so
+ * the OpenAI SDKs work unchanged. Only the HTTP route takes them; the MCP tool keeps its own.
+ */
+export const openAiImageRequestProperties = {
+  size: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 20,
+      description:
+        'OpenAI’s `WxH` (or `auto`): taken when the model makes exactly that size, else 400.',
+    }),
+  ),
+  response_format: Type.Optional(
+    Type.Union([Type.Literal('b64_json'), Type.Literal('url')], {
+      description:
+        '`b64_json` inlines each image in `data[]` (as `include_base64`); `url` lists download URLs.',
+    }),
+  ),
+};
+
+export const imageRequestSchema: TSchema = Type.Object(
+  { ...imageRequestProperties, ...openAiImageRequestProperties },
+  { additionalProperties: false },
+);
 
 export const imageGenerationSchema: TSchema = Type.Object({
   id: Type.String(),
@@ -61,6 +93,7 @@ export const imageGenerationSchema: TSchema = Type.Object({
   status: Type.Union(imageJobStates.map((state) => Type.Literal(state))),
   model: Type.String(),
   created_at: Type.Integer(),
+  created: Type.Integer({ description: 'OpenAI’s name for `created_at` (epoch seconds).' }),
   finished_at: Type.Union([Type.Integer(), Type.Null()]),
   poll_path: Type.String(),
   images: Type.Optional(
@@ -75,6 +108,22 @@ export const imageGenerationSchema: TSchema = Type.Object({
         }),
         b64_json: Type.Optional(Type.String()),
       }),
+    ),
+  ),
+  data: Type.Optional(
+    Type.Array(
+      Type.Union([
+        Type.Object({ b64_json: Type.String() }),
+        Type.Object({
+          url: Type.String({
+            description: 'The download URL; GET it with the same token in a header.',
+          }),
+        }),
+      ]),
+      {
+        description:
+          'Once succeeded: the images in OpenAI’s shape (docs/decisions/0115), `b64_json` when inlined, else `url`.',
+      },
     ),
   ),
   usage: Type.Optional(Type.Object({ images: Type.Integer(), credits: Type.Number() })),

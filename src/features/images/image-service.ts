@@ -48,6 +48,8 @@ export interface ImageServiceDependencies {
   operation: IdempotentOperation;
   billing: PricedCallDependencies;
   workers: ImageWorkerPool;
+  /** `server.publicBaseUrl`: makes OpenAI's `data[].url` absolute; a path without it. */
+  publicBaseUrl?: string | undefined;
 }
 
 /**
@@ -101,7 +103,9 @@ export class ImageService {
     idempotencyKey: string,
   ): Promise<ImageCreateOutcome> {
     const { catalog, config, idempotency, operation } = this.#dependencies;
-    if (request.source !== 'credits') {
+    // docs/decisions/0116: the OpenAI SDKs cannot send `source`; credits is the only one.
+    const source = request.source ?? 'credits';
+    if (source !== 'credits') {
       throw new ApiError('invalid_request', 'source: must be "credits" for a client token.', {
         details: { param: 'source' },
       });
@@ -114,13 +118,13 @@ export class ImageService {
         `This token may not use the model "${request.model}".`,
       );
     const inputImages = checkInputImages(request.input_images ?? [], config.maxInputImageBytes);
-    const includeBase64 = request.include_base64 ?? false;
+    const includeBase64 = inlinesImages(request);
     const fingerprint = fingerprintRequest({
       operation: operation.name,
       headers: {},
       body: {
         model: request.model,
-        source: request.source,
+        source,
         ...resolved.parameters,
         includeBase64,
         // A digest stands for each image's bytes: the same bytes are the same request.
@@ -149,6 +153,7 @@ export class ImageService {
       ? await this.get(principal, jobId, { includeBase64 })
       : (parseUntrustedJson(answer.body) as ImageGeneration);
     if (!replayed && includeBase64) await this.#inline(principal.account.id, generation);
+    if (!replayed) this.#listForOpenAi(generation);
     return {
       status: generation.status === 'queued' || generation.status === 'running' ? 202 : 200,
       generation,
@@ -168,6 +173,7 @@ export class ImageService {
     if (job === undefined) throw new ApiError('not_found', 'No such image generation.');
     const generation = await this.#render(job);
     if (options.includeBase64 === true) await this.#inline(principal.account.id, generation);
+    this.#listForOpenAi(generation);
     return generation;
   }
 
@@ -269,6 +275,7 @@ export class ImageService {
       status: job.state,
       model: job.model,
       created_at: Math.floor(job.createdAt / 1000),
+      created: Math.floor(job.createdAt / 1000),
       finished_at: job.finishedAt === null ? null : Math.floor(job.finishedAt / 1000),
       poll_path: `/v1/images/generations/${job.id}`,
     };
@@ -288,6 +295,17 @@ export class ImageService {
       generation.usage = { images: ids.length, credits: (job.charged ?? 0) / microPerCredit };
     }
     return generation;
+  }
+
+  /** OpenAI's `data[]` (docs/decisions/0115): the inlined bytes, or else the download URL. */
+  #listForOpenAi(generation: ImageGeneration): void {
+    if (generation.images === undefined) return;
+    const base = this.#dependencies.publicBaseUrl?.replace(/\/+$/, '') ?? '';
+    generation.data = generation.images.map((image) =>
+      image.b64_json === undefined
+        ? { url: `${base}${image.download_path}` }
+        : { b64_json: image.b64_json },
+    );
   }
 
   async #inline(accountId: string, generation: ImageGeneration): Promise<void> {
@@ -311,6 +329,23 @@ function describeImage(asset: Asset): GeneratedImage {
     sha256: asset.sha256,
     download_path: `/v1/storage/assets/${asset.id}/content`,
   };
+}
+
+/**
+ * Whether the answer carries each image's bytes (docs/decisions/0072, 0115): when asked by
+ * `include_base64` or `response_format`, and by default for a request without `source` — the
+ * OpenAI SDKs, which read `data[].b64_json` as OpenAI's GPT Image models always answer it.
+ */
+function inlinesImages(request: ImageGenerationRequest): boolean {
+  if (request.response_format === 'url' && request.include_base64 === true) {
+    throw new ApiError(
+      'invalid_request',
+      'response_format: "url" contradicts include_base64: true; send one of them.',
+      { details: { param: 'response_format' } },
+    );
+  }
+  if (request.response_format !== undefined) return request.response_format === 'b64_json';
+  return request.include_base64 ?? request.source === undefined;
 }
 
 /** A final client error stored under the key (docs/decisions/0045), raised again on replay. */

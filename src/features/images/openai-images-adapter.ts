@@ -20,6 +20,9 @@ const sizes: Record<string, string> = {
  */
 export const openaiImagesAdapter: ImageProviderAdapter = {
   mode: 'sync',
+  exactSize(aspectRatio, resolution) {
+    return resolution === '1K' ? sizes[aspectRatio] : undefined;
+  },
   checkParameters(parameters, inputImages) {
     const issues: ImageParameterIssue[] = [];
     if (sizes[parameters.aspectRatio] === undefined)
