@@ -35,6 +35,7 @@ import type {
   ImageSourceAvailability,
 } from './image-types.ts';
 import type { ImageWorkerPool } from './image-worker-pool.ts';
+import { reservationIdOfJob, resultSpaceOf } from './reserve-result-space.ts';
 
 /** The stored answer names its job, so a replay answers the job's present state. */
 const jobHeader = 'image-generation-id';
@@ -209,8 +210,17 @@ export class ImageService {
         id: `hold_${id}`,
         ttlMs: config.jobTimeoutSeconds * 1000 + 5 * 60_000,
       });
+      const deadlineAt = now + config.jobTimeoutSeconds * 1000;
+      const reservationId = reservationIdOfJob(id);
       const inputAssetIds: string[] = [];
       try {
+        // docs/decisions/0117: the results' space is counted before the upstream is called,
+        // so a full quota costs neither the operator a generation nor the client its inputs.
+        await storage.reserveSpace(principal.account.id, {
+          id: reservationId,
+          bytes: resultSpaceOf(resolved.parameters.n, config.maxResultImageBytes),
+          until: deadlineAt + 5 * 60_000,
+        });
         for (const image of inputImages) {
           const asset = await storage.storeAsset({
             accountId: principal.account.id,
@@ -234,10 +244,11 @@ export class ImageService {
           holdId: holdId ?? null,
           pricePerImage: resolved.pricePerImage,
           createdAt: now,
-          deadlineAt: now + config.jobTimeoutSeconds * 1000,
+          deadlineAt,
         });
       } catch (error) {
         if (holdId !== undefined) await billing.ledger.releaseHold(holdId);
+        await storage.releaseReservation(principal.account.id, reservationId);
         for (const assetId of inputAssetIds) {
           await storage.setProtected(principal.account.id, assetId, false);
           await storage.deleteAsset(principal.account.id, assetId).catch(() => undefined);

@@ -31,6 +31,8 @@ export interface StoreAssetInput {
   name: string;
   contentType: string;
   source: AssetSource;
+  /** A reservation (`reserveSpace`) the bytes are drawn from before they meet the quota. */
+  reservationId?: string;
   /** Virtual folder; defaults to the source's. */
   folder?: string;
   body: Readable;
@@ -133,7 +135,12 @@ export class StorageService {
     const startedAt = this.#now();
     const storage = await this.#assets.getAccountStorage(input.accountId);
     const quotaBytes = storage.quotaBytes ?? this.#settings.quotaBytes;
-    if (storage.usedBytes >= quotaBytes) throw new ApiError('storage_quota_exceeded');
+    const reserved =
+      input.reservationId === undefined
+        ? 0
+        : await this.#assets.getReservedBytes(input.accountId, input.reservationId);
+    const freeBytes = quotaBytes - storage.usedBytes + reserved;
+    if (freeBytes <= 0) throw new ApiError('storage_quota_exceeded');
     const id = createAssetId();
     const blobKey = blobKeyForAsset(id);
     const uploadDeadline = startedAt + this.#settings.uploadTimeoutMs;
@@ -148,7 +155,7 @@ export class StorageService {
       protected: input.protected ?? false,
       uploadDeadline,
     });
-    const measure = new MeasureUpload(quotaBytes - storage.usedBytes);
+    const measure = new MeasureUpload(freeBytes);
     try {
       // Both sides settle before the outcome is known: a refused write answers only once the
       // blob store has removed what it began to write.
@@ -175,6 +182,7 @@ export class StorageService {
       deleteAt: createdAt + retentionDays * dayMs,
       uploadDeadline,
       defaultQuotaBytes: this.#settings.quotaBytes,
+      ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }),
     });
     if (outcome !== 'committed') {
       await this.#discardUpload(id, blobKey);
@@ -184,6 +192,29 @@ export class StorageService {
     const asset = await this.#assets.getAsset(input.accountId, id);
     if (asset === undefined) throw new Error(`The committed asset ${id} is not readable`);
     return asset;
+  }
+
+  /**
+   * Counts `bytes` against the account's quota before the files exist (413
+   * `storage_quota_exceeded` when they do not fit), so work that produces files is started only
+   * when they will fit. Uploads naming the reservation draw on it; `releaseReservation` frees the
+   * rest, and the sweeper frees it after `until` should its owner never do so.
+   */
+  async reserveSpace(
+    accountId: string,
+    reservation: { id: string; bytes: number; until: number },
+  ): Promise<void> {
+    const reserved = await this.#assets.reserveSpace({
+      ...reservation,
+      accountId,
+      blobKey: blobKeyForAsset(reservation.id),
+      defaultQuotaBytes: this.#settings.quotaBytes,
+    });
+    if (!reserved) throw new ApiError('storage_quota_exceeded');
+  }
+
+  releaseReservation(accountId: string, id: string): Promise<void> {
+    return this.#assets.releaseReservation(accountId, id);
   }
 
   /** Marks a file as used by an active job, or releases it; false for an unknown file. */
