@@ -40,16 +40,24 @@ function invalid(param: string, message: string): ApiError {
 export class ImageCatalog {
   readonly #models = new Map<string, ImageCatalogModel>();
 
-  constructor(config: ImagesConfig) {
+  constructor(config: ImagesConfig, adapters = imageAdapters) {
     const providers = new Map(config.providers.map((provider) => [provider.id, provider]));
     for (const model of config.models) {
       const deploymentProviders = model.deployments.map(
         (deployment) => providers.get(deployment.provider) as ImageProviderConfig,
       );
       const kind = (deploymentProviders[0] as ImageProviderConfig).kind;
+      // A model listed with more reference images than its wire format carries would refuse
+      // requests its listing invites: the gateway does not start with it.
+      const adapter = adapters[kind];
+      if (model.maxInputImages > adapter.maxInputImages) {
+        throw new Error(
+          `images.models "${model.id}".maxInputImages: ${model.maxInputImages} is more than the ${kind} kind takes (${adapter.maxInputImages})`,
+        );
+      }
       this.#models.set(model.id, {
         config: model,
-        adapter: imageAdapters[kind],
+        adapter,
         providers: deploymentProviders,
       });
     }
