@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { BlobStore } from '../../src/features/storage/blob-store.ts';
 import { FilesystemBlobStore } from '../../src/store/blob-filesystem/filesystem-blob-store.ts';
+import { S3BlobStore } from '../../src/store/blob-s3/s3-blob-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import {
   openIsolatedPostgresStore,
@@ -13,6 +14,7 @@ import {
   probePostgres,
 } from '../support/isolated-test-stores.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
+import { startS3TestServer } from '../contract/start-s3-test-server.ts';
 import { createImage, openaiPrice, startImageBed, type ImageBed } from './image-test-bed.ts';
 import { encodePng, pixelsFor } from './png-bytes.ts';
 
@@ -224,5 +226,41 @@ describe('an image create while the upstream or the blob store fails', () => {
     expect((await bed.gateway.store.ledger.getBalance(accountId)).balance).toBe(
       credits - openaiPrice,
     );
+  });
+});
+
+describe('an image create while the S3 blob store is down', () => {
+  const bed = useTestBed(async () => {
+    // A real S3 client whose server has gone: its connections are refused.
+    const server = await startS3TestServer('gone');
+    await server.close();
+    const blobs = new S3BlobStore(server.options);
+    const started = await startImageBed({ blobs });
+    return {
+      ...started,
+      async close() {
+        await started.close();
+        blobs.close();
+      },
+    };
+  });
+
+  it('answers 503 not_ready with retry-after, and charges nothing', async () => {
+    const { token, accountId } = await bed.gateway.createToken({
+      credits,
+      permissions: ['image:create'],
+    });
+    const response = await createImage(bed.gateway, token, 's3-down-1', {
+      model: 'picture-sync',
+      prompt: 'nowhere to keep it',
+      source: 'credits',
+    });
+    expect(response.statusCode, response.body).toBe(503);
+    expect(response.json().error.code).toBe('not_ready');
+    expect(response.headers['retry-after']).toBe('5');
+    expect(await bed.gateway.store.ledger.getBalance(accountId)).toMatchObject({
+      balance: credits,
+      held: 0,
+    });
   });
 });
