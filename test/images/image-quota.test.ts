@@ -35,7 +35,12 @@ describe('image generation against the storage quota', () => {
       n: 2,
     });
     expect(refused.statusCode).toBe(413);
-    expect(refused.json().error.code).toBe('storage_quota_exceeded');
+    expect(refused.json().error).toMatchObject({
+      code: 'storage_quota_exceeded',
+      message: expect.stringContaining(
+        `needs up to ${2 * maxResultImageBytes} bytes of storage for its results and the account has ${2 * maxResultImageBytes - 1} left`,
+      ),
+    });
     expect(bed.fake.requests.length).toBe(before);
     expect(await bed.gateway.store.ledger.getBalance(accountId)).toMatchObject({
       balance: credits,

@@ -210,7 +210,13 @@ export class StorageService {
       blobKey: blobKeyForAsset(reservation.id),
       defaultQuotaBytes: this.#settings.quotaBytes,
     });
-    if (!reserved) throw new ApiError('storage_quota_exceeded');
+    if (reserved) return;
+    // The quota may have room left, just not this much: say how much was needed.
+    const left = await this.describeStorage(accountId);
+    throw new ApiError(
+      'storage_quota_exceeded',
+      `This request needs up to ${reservation.bytes} bytes of storage for its results and the account has ${Math.max(0, left.quotaBytes - left.usedBytes)} left. Delete files (POST /v1/storage/cleanup) to free space.`,
+    );
   }
 
   releaseReservation(accountId: string, id: string): Promise<void> {
