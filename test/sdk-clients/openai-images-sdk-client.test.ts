@@ -3,7 +3,8 @@ import { experimental_generateImage as generateImage } from 'ai';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 
-import { openaiPrice, startImageBed } from '../images/image-test-bed.ts';
+import { startFakeImageUpstream } from '../images/fake-image-upstream.ts';
+import { imagesConfig, openaiPrice, startImageBed } from '../images/image-test-bed.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
 
 const credits = 10_000_000;
@@ -14,9 +15,26 @@ const credits = 10_000_000;
  */
 describe('the official SDKs against POST /v1/images/generations', () => {
   const bed = useTestBed(async () => {
-    const started = await startImageBed();
+    const fake = await startFakeImageUpstream();
+    // The AI SDK sends `response_format` only for model ids not starting `gpt-image-`.
+    const gptImage = {
+      id: 'gpt-image-1',
+      deployments: [{ provider: 'openai-fake', upstreamModel: 'gpt-image-1' }],
+      aspectRatios: ['auto', '1:1'],
+      prices: [{ resolution: '1K', perImage: openaiPrice / 1e6 }],
+    };
+    const started = await startImageBed({
+      fake,
+      images: { models: [...imagesConfig(fake.url).models, gptImage] },
+    });
     await started.gateway.app.listen({ host: '127.0.0.1', port: 0 });
-    return started;
+    return {
+      ...started,
+      async close() {
+        await started.close();
+        await fake.close();
+      },
+    };
   });
   const origin = () => {
     const address = bed.gateway.app.server.address();
@@ -79,6 +97,20 @@ describe('the official SDKs against POST /v1/images/generations', () => {
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
     expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('size');
     expect(bed.fake.requests.length).toBe(before);
+  });
+
+  it('AI SDK experimental_generateImage on a gpt-image model id (no response_format sent)', async () => {
+    const { token } = await bed.gateway.createToken({ credits, permissions: ['image:create'] });
+    const provider = createOpenAI({ baseURL: `${origin()}/v1`, apiKey: token });
+    const result = await generateImage({
+      model: provider.image('gpt-image-1'),
+      prompt: 'a heron',
+      headers: { 'Idempotency-Key': 'ai-sdk-gpt-image-1' },
+      maxRetries: 0,
+    });
+    expect(Buffer.from(result.image.uint8Array).equals(bed.fake.produced.at(-1) as Buffer)).toBe(
+      true,
+    );
   });
 
   it('AI SDK experimental_generateImage gets the image the upstream made', async () => {
