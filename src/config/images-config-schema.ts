@@ -126,7 +126,10 @@ export const ImagesConfigSchema = Type.Optional(
         'How long a create call is answered again under its Idempotency-Key (and 410 once its images are deleted).',
       ),
       maxInputImageBytes: Positive(10 * 1024 * 1024, 'Largest decoded input image.'),
-      maxResultImageBytes: Positive(50 * 1024 * 1024, 'Largest image read from an upstream.'),
+      maxResultImageBytes: Positive(
+        50 * 1024 * 1024,
+        'Largest image read from an upstream; reserved per image against the storage quota before the upstream call (docs/decisions/0117).',
+      ),
     },
     { additionalProperties: false },
   ),

@@ -251,6 +251,77 @@ export function describeAssetStoreContract(name: string, openStore: () => Promis
       expect(await assets().getAsset(accountId, current.upload.id)).toBeDefined();
     });
 
+    it('counts a space reservation at once, moves drawn bytes to files, frees the rest', async () => {
+      const accountId = await newAccount();
+      await assets().setQuotaBytes(accountId, 100);
+      const reservation = (id: string, bytes: number, until = time + 1_000) => ({
+        id,
+        accountId,
+        blobKey: blobKeyForAsset(id),
+        bytes,
+        until,
+        defaultQuotaBytes,
+      });
+      const first = createAssetId();
+      expect(await assets().reserveSpace(reservation(first, 60))).toBe(true);
+      expect(await assets().reserveSpace(reservation(createAssetId(), 41))).toBe(false);
+      expect(await assets().getAccountStorage(accountId)).toMatchObject({
+        usedBytes: 60,
+        fileCount: 0,
+      });
+      // Invisible: neither a file nor deletable.
+      expect(await assets().getAsset(accountId, first)).toBeUndefined();
+      expect(await assets().listAssets(accountId, { limit: 10 })).toEqual([]);
+      // A file drawn from the reservation is not counted twice, even with the quota in use.
+      expect((await storeFile(accountId, 40)).outcome).toBe('committed');
+      const drawn = pending(accountId);
+      await assets().createPendingAsset(drawn);
+      const commit = (size: number, upload = drawn) =>
+        assets().commitUpload({
+          id: upload.id,
+          accountId,
+          size,
+          sha256: 'd'.repeat(64),
+          createdAt: time,
+          deleteAt: time + dayMs,
+          uploadDeadline: upload.uploadDeadline,
+          defaultQuotaBytes,
+          reservationId: first,
+        });
+      expect(await commit(25)).toBe('committed');
+      expect(await assets().getReservedBytes(accountId, first)).toBe(35);
+      expect(await assets().getAccountStorage(accountId)).toMatchObject({
+        usedBytes: 100,
+        fileCount: 2,
+      });
+      // Beyond what is left, the rest meets the quota.
+      const larger = pending(accountId);
+      await assets().createPendingAsset(larger);
+      expect(await commit(36, larger)).toBe('over_quota');
+      expect(await assets().getReservedBytes(accountId, first)).toBe(35);
+      await assets().releaseReservation(accountId, first);
+      await assets().releaseReservation(accountId, first);
+      expect(await assets().getReservedBytes(accountId, first)).toBe(0);
+      expect(await assets().getAccountStorage(accountId)).toMatchObject({
+        usedBytes: 65,
+        fileCount: 2,
+      });
+      // An owner that never releases: the sweeper frees the bytes once `until` passed.
+      const lapsed = createAssetId();
+      expect(await assets().reserveSpace(reservation(lapsed, 30, time + 10))).toBe(true);
+      expect(await assets().getAccountStorage(accountId)).toMatchObject({ usedBytes: 95 });
+      const claim = { now: time + 10, claimUntil: time + 60_000, limit: 10, accountId };
+      const claimed = await assets().claimSweepBatch(claim);
+      expect(claimed).toEqual([
+        { id: lapsed, accountId, blobKey: blobKeyForAsset(lapsed), size: 30 },
+      ]);
+      expect(await assets().finishDeletion(lapsed)).toBe(30);
+      expect(await assets().getAccountStorage(accountId)).toMatchObject({
+        usedBytes: 65,
+        fileCount: 2,
+      });
+    });
+
     it('refuses the commit of an upload the sweeper already took as abandoned', async () => {
       const accountId = await newAccount();
       const upload = pending(accountId, { uploadDeadline: time + 1 });

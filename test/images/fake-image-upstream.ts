@@ -14,6 +14,7 @@ export interface RecordedImageRequest {
 export interface FakeImageFailure {
   status: number;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface FakeImageUpstream {
@@ -34,21 +35,62 @@ export interface FakeImageUpstream {
   close(): Promise<void>;
 }
 
-async function readJson(request: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+/** A file part of a multipart body as it arrived. */
+export interface ReceivedFile {
+  filename: string;
+  type: string;
+  bytes: Buffer;
+}
+
+/**
+ * The body as JSON, or a multipart body as its text fields with each file field as the list of
+ * files sent under that name (OpenAI's edits endpoint: `image[]`).
+ */
+async function readBody(request: IncomingMessage): Promise<Record<string, unknown> | undefined> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   if (chunks.length === 0) return undefined;
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+  const raw = Buffer.concat(chunks);
+  const type = String(request.headers['content-type'] ?? '');
+  if (!type.startsWith('multipart/form-data')) {
+    return JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+  }
+  const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of form.entries()) {
+    if (typeof value === 'string') {
+      body[name] = value;
+      continue;
+    }
+    const files = (body[name] as ReceivedFile[] | undefined) ?? [];
+    files.push({
+      filename: value.name,
+      type: value.type,
+      bytes: Buffer.from(await value.arrayBuffer()),
+    });
+    body[name] = files;
+  }
+  return body;
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { ...headers, 'content-type': 'application/json' });
   response.end(JSON.stringify(body));
+}
+
+function isOpenAiPath(path: string): boolean {
+  return path === '/v1/images/generations' || path === '/v1/images/edits';
 }
 
 /**
  * A fake image upstream speaking both wire formats the gateway knows: OpenAI's
- * POST /v1/images/generations answering `b64_json`, and BFL's POST /v1/<model> → `{id,
+ * POST /v1/images/generations (JSON) and /v1/images/edits (multipart, `image[]` files) answering
+ * `b64_json`, and BFL's POST /v1/<model> → `{id,
  * polling_url}`, GET polling_url → `{status, result: {sample}}`, GET sample → the bytes. Images
  * are real PNGs (or minimal JPEGs), each different.
  */
@@ -65,7 +107,7 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://fake');
-      const body = request.method === 'POST' ? await readJson(request) : undefined;
+      const body = request.method === 'POST' ? await readBody(request) : undefined;
       fake.requests.push({
         method: request.method ?? '',
         path: url.pathname,
@@ -75,12 +117,18 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
       if (request.method === 'POST') {
         const failure = fake.failures.shift();
         if (failure !== undefined) {
-          sendJson(response, failure.status, failure.body ?? { error: { message: 'scripted' } });
+          sendJson(
+            response,
+            failure.status,
+            failure.body ?? { error: { message: 'scripted' } },
+            failure.headers,
+          );
           return;
         }
       }
-      if (request.method === 'POST' && url.pathname === '/v1/images/generations') {
-        const count = typeof body?.n === 'number' ? body.n : 1;
+      if (request.method === 'POST' && isOpenAiPath(url.pathname)) {
+        // A multipart body (edits) carries every field as text.
+        const count = Number(body?.n ?? 1);
         const data = Array.from({ length: count }, () => ({
           b64_json: makeImage(body?.output_format).toString('base64'),
         }));
@@ -145,10 +193,7 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
     submits(kind) {
       return fake.requests.filter(
         (request) =>
-          request.method === 'POST' &&
-          (kind === 'openai'
-            ? request.path === '/v1/images/generations'
-            : request.path !== '/v1/images/generations'),
+          request.method === 'POST' && (kind === 'openai') === isOpenAiPath(request.path),
       ).length;
     },
     close: () =>

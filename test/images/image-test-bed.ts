@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 
+import type { BlobStore } from '../../src/features/storage/blob-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { startFakeImageUpstream, type FakeImageUpstream } from './fake-image-upstream.ts';
@@ -54,14 +55,21 @@ export async function startImageBed(
     config?: Record<string, unknown>;
     store?: Store;
     fake?: FakeImageUpstream;
+    blobs?: BlobStore;
+    storage?: Record<string, unknown>;
   } = {},
 ): Promise<ImageBed> {
   const fake = options.fake ?? (await startFakeImageUpstream());
   const gateway = await startTestGateway(
-    { ...options.config, images: imagesConfig(fake.url, options.images) },
+    {
+      ...options.config,
+      images: imagesConfig(fake.url, options.images),
+      ...(options.storage === undefined ? {} : { storage: options.storage }),
+    },
     {
       env: { IMAGE_KEY: 'image-upstream-key' },
       ...(options.store ? { store: options.store } : {}),
+      ...(options.blobs ? { blobs: options.blobs } : {}),
     },
   );
   return {

@@ -61,7 +61,9 @@ export async function settledUsageRecord(
  */
 export async function startTestGateway(
   rawConfig: Record<string, unknown> = {},
-  options: Pick<ComposeOptions, 'warn' | 'store' | 'now'> & { env?: Record<string, string> } = {},
+  options: Pick<ComposeOptions, 'warn' | 'store' | 'now' | 'blobs'> & {
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestGateway> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'switchyard-test-'));
   const config = parseConfig({ ...rawConfig, dataDir });
@@ -83,6 +85,7 @@ export async function startTestGateway(
     ...(options.warn !== undefined ? { warn: options.warn } : {}),
     ...(options.store !== undefined ? { store: options.store } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
+    ...(options.blobs !== undefined ? { blobs: options.blobs } : {}),
   });
   return {
     ...gateway,

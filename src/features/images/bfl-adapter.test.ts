@@ -45,7 +45,7 @@ describe('bflAdapter (BFL wire format)', () => {
   it('names each field it cannot express', () => {
     const issues = bflAdapter.checkParameters(
       { ...parameters, aspectRatio: '4:1', resolution: '2K', n: 2, quality: 'high' },
-      5,
+      9,
     );
     expect(issues.map((issue) => issue.param)).toEqual([
       'aspect_ratio',
@@ -54,7 +54,7 @@ describe('bflAdapter (BFL wire format)', () => {
       'quality',
       'input_images',
     ]);
-    expect(bflAdapter.checkParameters({ ...parameters, aspectRatio: '21:9' }, 4)).toEqual([]);
+    expect(bflAdapter.checkParameters({ ...parameters, aspectRatio: '21:9' }, 8)).toEqual([]);
   });
 
   it('reads the submit and every poll status', () => {

@@ -4,8 +4,11 @@ import {
   type ImageProviderAdapter,
 } from './image-provider-adapter.ts';
 
-/** BFL takes one reference image in `input_image` and more in `input_image_2` … `_4`. */
-const maxReferenceImages = 4;
+/**
+ * BFL takes one reference image in `input_image` and more in `input_image_2` … `input_image_8`
+ * (FLUX.2 [pro] takes eight; FLUX.1 Kontext four: a model's `maxInputImages` says which).
+ */
+const maxReferenceImages = 8;
 
 function inputImageField(index: number): string {
   return index === 0 ? 'input_image' : `input_image_${index + 1}`;
@@ -28,6 +31,11 @@ function isWithinBflRange(aspectRatio: string): boolean {
  */
 export const bflAdapter: ImageProviderAdapter = {
   mode: 'job',
+  maxInputImages: maxReferenceImages,
+  // BFL is asked for an aspect ratio and picks the pixels (about one megapixel) itself.
+  exactSize() {
+    return undefined;
+  },
   checkParameters(parameters, inputImages) {
     const issues: ImageParameterIssue[] = [];
     if (parameters.aspectRatio !== 'auto' && !isWithinBflRange(parameters.aspectRatio))

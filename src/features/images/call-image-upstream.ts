@@ -9,7 +9,9 @@ import {
 } from '../../providers/shared/upstream-pool.ts';
 import { AbortHandle } from '../../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
-import type { ImageUpstreamCall } from './image-provider-adapter.ts';
+import type { FormData } from 'undici';
+
+import type { ImageUpstreamCall, ImageUpstreamForm } from './image-provider-adapter.ts';
 
 /** A failed upstream step; `retryable`: the same step may succeed later or on another deployment. */
 export class ImageUpstreamFailure extends Error {
@@ -83,11 +85,12 @@ export class ImageUpstreamClient {
   ): Promise<Buffer> {
     let response;
     try {
+      const body = call.form === undefined ? call.body : await toFormData(call.form);
       response = await this.#pools.send(target, {
         method: call.method,
         path,
         headers: call.headers,
-        ...(call.body === undefined ? {} : { body: call.body }),
+        ...(body === undefined ? {} : { body }),
         signal,
       });
     } catch (error) {
@@ -151,6 +154,17 @@ export class ImageUpstreamClient {
     }
     return { target, path: `${url.pathname}${url.search}` };
   }
+}
+
+/** undici writes the multipart body and its boundary; its entry is loaded on first use only. */
+async function toFormData(form: ImageUpstreamForm): Promise<FormData> {
+  const { FormData } = await import('undici');
+  const body = new FormData();
+  for (const field of form.fields) body.append(field.name, field.value);
+  for (const file of form.files) {
+    body.append(file.name, new Blob([file.bytes], { type: file.mediaType }), file.filename);
+  }
+  return body;
 }
 
 function failure(provider: ImageProviderConfig, why: string): ImageUpstreamFailure {

@@ -10,12 +10,16 @@ function refuse(index: number, field: string, why: string): ApiError {
 }
 
 /**
- * Decodes and checks every reference image (docs/images.md): the data is base64 (a
+ * Decodes and checks every reference image: the name is printable, the data is base64 (a
  * `data:` URL is refused rather than guessed at), it decodes to at most `maxBytes`, and its magic
  * bytes are the media type it claims.
  */
 export function checkInputImages(images: InputImage[], maxBytes: number): CheckedInputImage[] {
   return images.map((image, index) => {
+    // The name becomes the stored file's name, later sent in a Content-Disposition header.
+    if ([...image.name].some((character) => character < ' ' || character === '\u007f')) {
+      throw refuse(index, 'name', 'must not contain control characters (CR, LF, NUL, …)');
+    }
     if (!acceptedImageMediaTypes.includes(image.media_type)) {
       throw refuse(index, 'media_type', `must be one of ${acceptedImageMediaTypes.join(', ')}`);
     }

@@ -81,6 +81,7 @@ export function composeImages(
     operation,
     billing,
     workers,
+    publicBaseUrl: parts.config.server.publicBaseUrl,
   });
   // Eight reference images at the size limit, base64 (4/3), and the rest of the body.
   const bodyLimitBytes = Math.ceil((config.maxInputImageBytes * 8 * 4) / 3) + 1024 * 1024;

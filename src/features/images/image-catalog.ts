@@ -11,6 +11,7 @@ import type {
   ImageGenerationRequest,
   ImageJobParameters,
   ImageModelListing,
+  ImageResolution,
 } from './image-types.ts';
 import { openaiImagesAdapter } from './openai-images-adapter.ts';
 
@@ -39,16 +40,24 @@ function invalid(param: string, message: string): ApiError {
 export class ImageCatalog {
   readonly #models = new Map<string, ImageCatalogModel>();
 
-  constructor(config: ImagesConfig) {
+  constructor(config: ImagesConfig, adapters = imageAdapters) {
     const providers = new Map(config.providers.map((provider) => [provider.id, provider]));
     for (const model of config.models) {
       const deploymentProviders = model.deployments.map(
         (deployment) => providers.get(deployment.provider) as ImageProviderConfig,
       );
       const kind = (deploymentProviders[0] as ImageProviderConfig).kind;
+      // A model listed with more reference images than its wire format carries would refuse
+      // requests its listing invites: the gateway does not start with it.
+      const adapter = adapters[kind];
+      if (model.maxInputImages > adapter.maxInputImages) {
+        throw new Error(
+          `images.models "${model.id}".maxInputImages: ${model.maxInputImages} is more than the ${kind} kind takes (${adapter.maxInputImages})`,
+        );
+      }
       this.#models.set(model.id, {
         config: model,
-        adapter: imageAdapters[kind],
+        adapter,
         providers: deploymentProviders,
       });
     }
@@ -95,11 +104,12 @@ export class ImageCatalog {
       );
     }
     const { config } = model;
+    const sized = request.size === undefined ? undefined : this.#fromSize(model, request);
     const parameters: ImageJobParameters = {
       prompt: request.prompt,
-      aspectRatio: request.aspect_ratio ?? 'auto',
-      resolution: request.resolution ?? '1K',
-      outputFormat: request.output_format ?? 'png',
+      aspectRatio: sized?.aspectRatio ?? request.aspect_ratio ?? 'auto',
+      resolution: sized?.resolution ?? request.resolution ?? '1K',
+      outputFormat: request.output_format === 'jpeg' ? 'jpg' : (request.output_format ?? 'png'),
       quality: request.quality ?? config.defaultQuality ?? null,
       n: request.n ?? 1,
     };
@@ -132,5 +142,37 @@ export class ImageCatalog {
     );
     if (price === undefined) throw new ApiError('internal', `${config.id} has no price for this`);
     return { model, parameters, pricePerImage: Math.round(price.perImage * microPerCredit) };
+  }
+
+  /**
+   * OpenAI's `size` (docs/decisions/0115): the model's aspect ratio and resolution for which its
+   * provider kind asks for exactly those pixels. `aspect_ratio` and `resolution`, when also
+   * sent, must agree with it.
+   */
+  #fromSize(
+    model: ImageCatalogModel,
+    request: ImageGenerationRequest,
+  ): { aspectRatio: string; resolution: ImageResolution } {
+    const { config, adapter } = model;
+    const offered: string[] = [];
+    for (const aspectRatio of config.aspectRatios) {
+      for (const resolution of config.resolutions) {
+        const size = adapter.exactSize(aspectRatio, resolution);
+        if (size === undefined) continue;
+        offered.push(size);
+        if (size !== request.size) continue;
+        if (request.aspect_ratio !== undefined && request.aspect_ratio !== aspectRatio)
+          throw invalid('aspect_ratio', `disagrees with size ${size} (${aspectRatio})`);
+        if (request.resolution !== undefined && request.resolution !== resolution)
+          throw invalid('resolution', `disagrees with size ${size} (${resolution})`);
+        return { aspectRatio, resolution };
+      }
+    }
+    throw invalid(
+      'size',
+      offered.length === 0
+        ? `${config.id} takes aspect_ratio and resolution, not an exact size`
+        : `${config.id} offers ${offered.join(', ')}`,
+    );
   }
 }

@@ -6,6 +6,8 @@ export interface ImageJobError {
   code: string;
   message: string;
   status: number;
+  /** Seconds the upstream (or an outage) asked to wait: the create call's `retry-after`. */
+  retryAfter?: number;
 }
 
 /** A job as it is created (state `queued`). */

@@ -14,6 +14,14 @@ export interface ImageUpstreamCall {
   url?: string;
   headers: Record<string, string>;
   body?: string;
+  /** A multipart/form-data body instead of `body`; its content type is set when it is sent. */
+  form?: ImageUpstreamForm;
+}
+
+/** The parts of a multipart body, in order: text fields, then files. */
+export interface ImageUpstreamForm {
+  fields: Array<{ name: string; value: string }>;
+  files: Array<{ name: string; filename: string; mediaType: string; bytes: Buffer }>;
 }
 
 export type ImageSubmitAnswer =
@@ -31,6 +39,13 @@ export type ImagePollAnswer =
 /** One image upstream's wire format (docs/images.md). Pure: no I/O. */
 export interface ImageProviderAdapter {
   mode: 'sync' | 'job';
+  /** The most reference images this wire format can carry; a model may not offer more. */
+  maxInputImages: number;
+  /**
+   * OpenAI's `size` (`WxH` or `auto`) this kind asks the upstream for with this aspect ratio and
+   * resolution, when it names one exactly; undefined when the upstream picks the pixels itself.
+   */
+  exactSize(aspectRatio: string, resolution: ImageJobParameters['resolution']): string | undefined;
   /** What this kind cannot express of a request, each naming the client's field. */
   checkParameters(parameters: ImageJobParameters, inputImages: number): ImageParameterIssue[];
   buildSubmit(input: {

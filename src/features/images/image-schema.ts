@@ -22,7 +22,12 @@ export const imageRequestProperties = {
     maxLength: 32_000,
     description: 'What the image should show, in words.',
   }),
-  source: Type.String({ description: 'Must be `credits` for a client token.' }),
+  source: Type.Optional(
+    Type.String({
+      description:
+        'Must be `credits` for a client token; `credits` when absent (docs/decisions/0116).',
+    }),
+  ),
   aspect_ratio: Type.Optional(
     Type.String({ minLength: 1, default: 'auto', description: '`auto` or `W:H`, e.g. `16:9`.' }),
   ),
@@ -31,11 +36,13 @@ export const imageRequestProperties = {
     default: '1K',
     description: 'One of the model’s resolutions (GET /v1/images/models); the price depends on it.',
   }),
-  output_format: Type.Optional({
-    ...outputFormat,
-    default: 'png',
-    description: 'File format of the result images: `png` or `jpg`.',
-  }),
+  output_format: Type.Optional(
+    Type.Union([...outputFormat.anyOf, Type.Literal('jpeg')], {
+      default: 'png',
+      description:
+        'File format of the result images: `png` or `jpg` (`jpeg` is the same as `jpg`).',
+    }),
+  ),
   input_images: Type.Optional(
     Type.Array(
       Type.Object(
@@ -67,9 +74,31 @@ export const imageRequestProperties = {
   ),
 };
 
-export const imageRequestSchema: TSchema = Type.Object(imageRequestProperties, {
-  additionalProperties: false,
-});
+/**
+ * OpenAI's image request fields that the gateway can honour exactly (docs/decisions/0115), so
+ * the OpenAI SDKs work unchanged. Only the HTTP route takes them; the MCP tool keeps its own.
+ */
+export const openAiImageRequestProperties = {
+  size: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 20,
+      description:
+        'OpenAI’s `WxH` (or `auto`): taken when the model makes exactly that size, else 400.',
+    }),
+  ),
+  response_format: Type.Optional(
+    Type.Union([Type.Literal('b64_json'), Type.Literal('url')], {
+      description:
+        '`b64_json` inlines each image in `data[]` (as `include_base64`); `url` lists download URLs.',
+    }),
+  ),
+};
+
+export const imageRequestSchema: TSchema = Type.Object(
+  { ...imageRequestProperties, ...openAiImageRequestProperties },
+  { additionalProperties: false },
+);
 
 export const imageGenerationSchema: TSchema = Type.Object({
   id: Type.String(),
@@ -77,6 +106,7 @@ export const imageGenerationSchema: TSchema = Type.Object({
   status: Type.Union(imageJobStates.map((state) => Type.Literal(state))),
   model: Type.String(),
   created_at: Type.Integer(),
+  created: Type.Integer({ description: 'OpenAI’s name for `created_at` (epoch seconds).' }),
   finished_at: Type.Union([Type.Integer(), Type.Null()]),
   poll_path: Type.String(),
   images: Type.Optional(
@@ -91,6 +121,22 @@ export const imageGenerationSchema: TSchema = Type.Object({
         }),
         b64_json: Type.Optional(Type.String()),
       }),
+    ),
+  ),
+  data: Type.Optional(
+    Type.Array(
+      Type.Union([
+        Type.Object({ b64_json: Type.String() }),
+        Type.Object({
+          url: Type.String({
+            description: 'The download URL; GET it with the same token in a header.',
+          }),
+        }),
+      ]),
+      {
+        description:
+          'Once succeeded: the images in OpenAI’s shape (docs/decisions/0115), `b64_json` when inlined, else `url`.',
+      },
     ),
   ),
   usage: Type.Optional(Type.Object({ images: Type.Integer(), credits: Type.Number() })),

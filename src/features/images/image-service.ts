@@ -21,6 +21,7 @@ import type { StoredAnswer } from '../../idempotency/idempotency-store.ts';
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
 import { randomHex } from '../../shared/random-hex.ts';
 import type { Asset } from '../storage/asset.ts';
+import { isPossibleRecordId } from '../storage/is-possible-record-id.ts';
 import type { StorageService } from '../storage/storage-service.ts';
 import { checkInputImages } from './check-input-images.ts';
 import type { ImageCatalog } from './image-catalog.ts';
@@ -33,6 +34,7 @@ import type {
   ImageModelListing,
 } from './image-types.ts';
 import type { ImageWorkerPool } from './image-worker-pool.ts';
+import { reservationIdOfJob, resultSpaceOf } from './reserve-result-space.ts';
 
 /** The stored answer names its job, so a replay answers the job's present state. */
 const jobHeader = 'image-generation-id';
@@ -46,6 +48,8 @@ export interface ImageServiceDependencies {
   operation: IdempotentOperation;
   billing: PricedCallDependencies;
   workers: ImageWorkerPool;
+  /** `server.publicBaseUrl`: makes OpenAI's `data[].url` absolute; a path without it. */
+  publicBaseUrl?: string | undefined;
 }
 
 /**
@@ -79,7 +83,9 @@ export class ImageService {
     idempotencyKey: string,
   ): Promise<ImageCreateOutcome> {
     const { catalog, config, idempotency, operation } = this.#dependencies;
-    if (request.source !== 'credits') {
+    // docs/decisions/0116: the OpenAI SDKs cannot send `source`; credits is the only one.
+    const source = request.source ?? 'credits';
+    if (source !== 'credits') {
       throw new ApiError('invalid_request', 'source: must be "credits" for a client token.', {
         details: { param: 'source' },
       });
@@ -92,13 +98,13 @@ export class ImageService {
         `This token may not use the model "${request.model}".`,
       );
     const inputImages = checkInputImages(request.input_images ?? [], config.maxInputImageBytes);
-    const includeBase64 = request.include_base64 ?? false;
+    const includeBase64 = inlinesImages(request);
     const fingerprint = fingerprintRequest({
       operation: operation.name,
       headers: {},
       body: {
         model: request.model,
-        source: request.source,
+        source,
         ...resolved.parameters,
         includeBase64,
         // A digest stands for each image's bytes: the same bytes are the same request.
@@ -127,6 +133,7 @@ export class ImageService {
       ? await this.get(principal, jobId, { includeBase64 })
       : (parseUntrustedJson(answer.body) as ImageGeneration);
     if (!replayed && includeBase64) await this.#inline(principal.account.id, generation);
+    if (!replayed) this.#listForOpenAi(generation);
     return {
       status: generation.status === 'queued' || generation.status === 'running' ? 202 : 200,
       generation,
@@ -140,10 +147,13 @@ export class ImageService {
     jobId: string,
     options: { includeBase64?: boolean } = {},
   ): Promise<ImageGeneration> {
-    const job = await this.#dependencies.jobs.getJob(principal.account.id, jobId);
+    const job = isPossibleRecordId(jobId)
+      ? await this.#dependencies.jobs.getJob(principal.account.id, jobId)
+      : undefined;
     if (job === undefined) throw new ApiError('not_found', 'No such image generation.');
     const generation = await this.#render(job);
     if (options.includeBase64 === true) await this.#inline(principal.account.id, generation);
+    this.#listForOpenAi(generation);
     return generation;
   }
 
@@ -179,8 +189,17 @@ export class ImageService {
         id: `hold_${id}`,
         ttlMs: config.jobTimeoutSeconds * 1000 + 5 * 60_000,
       });
+      const deadlineAt = now + config.jobTimeoutSeconds * 1000;
+      const reservationId = reservationIdOfJob(id);
       const inputAssetIds: string[] = [];
       try {
+        // docs/decisions/0117: the results' space is counted before the upstream is called,
+        // so a full quota costs neither the operator a generation nor the client its inputs.
+        await storage.reserveSpace(principal.account.id, {
+          id: reservationId,
+          bytes: resultSpaceOf(resolved.parameters.n, config.maxResultImageBytes),
+          until: deadlineAt + 5 * 60_000,
+        });
         for (const image of inputImages) {
           const asset = await storage.storeAsset({
             accountId: principal.account.id,
@@ -204,10 +223,11 @@ export class ImageService {
           holdId: holdId ?? null,
           pricePerImage: resolved.pricePerImage,
           createdAt: now,
-          deadlineAt: now + config.jobTimeoutSeconds * 1000,
+          deadlineAt,
         });
       } catch (error) {
         if (holdId !== undefined) await billing.ledger.releaseHold(holdId);
+        await storage.releaseReservation(principal.account.id, reservationId);
         for (const assetId of inputAssetIds) {
           await storage.setProtected(principal.account.id, assetId, false);
           await storage.deleteAsset(principal.account.id, assetId).catch(() => undefined);
@@ -229,8 +249,10 @@ export class ImageService {
     await workers.waitForFinish(created.id, config.syncWaitMs);
     const job = (await jobs.getJob(created.accountId, created.id)) ?? created;
     if (job.state === 'failed' && job.error !== null) {
-      throw new ApiError(job.error.code as ErrorCode, job.error.message, {
-        status: job.error.status,
+      const { code, message, status, retryAfter } = job.error;
+      throw new ApiError(code as ErrorCode, message, {
+        status,
+        ...(retryAfter === undefined ? {} : { retryAfter }),
       });
     }
     return this.#render(job);
@@ -243,6 +265,7 @@ export class ImageService {
       status: job.state,
       model: job.model,
       created_at: Math.floor(job.createdAt / 1000),
+      created: Math.floor(job.createdAt / 1000),
       finished_at: job.finishedAt === null ? null : Math.floor(job.finishedAt / 1000),
       poll_path: `/v1/images/generations/${job.id}`,
     };
@@ -262,6 +285,17 @@ export class ImageService {
       generation.usage = { images: ids.length, credits: (job.charged ?? 0) / microPerCredit };
     }
     return generation;
+  }
+
+  /** OpenAI's `data[]` (docs/decisions/0115): the inlined bytes, or else the download URL. */
+  #listForOpenAi(generation: ImageGeneration): void {
+    if (generation.images === undefined) return;
+    const base = this.#dependencies.publicBaseUrl?.replace(/\/+$/, '') ?? '';
+    generation.data = generation.images.map((image) =>
+      image.b64_json === undefined
+        ? { url: `${base}${image.download_path}` }
+        : { b64_json: image.b64_json },
+    );
   }
 
   async #inline(accountId: string, generation: ImageGeneration): Promise<void> {
@@ -285,6 +319,23 @@ function describeImage(asset: Asset): GeneratedImage {
     sha256: asset.sha256,
     download_path: `/v1/storage/assets/${asset.id}/content`,
   };
+}
+
+/**
+ * Whether the answer carries each image's bytes (docs/decisions/0072, 0115): when asked by
+ * `include_base64` or `response_format`, and by default for a request without `source` — the
+ * OpenAI SDKs, which read `data[].b64_json` as OpenAI's GPT Image models always answer it.
+ */
+function inlinesImages(request: ImageGenerationRequest): boolean {
+  if (request.response_format === 'url' && request.include_base64 === true) {
+    throw new ApiError(
+      'invalid_request',
+      'response_format: "url" contradicts include_base64: true; send one of them.',
+      { details: { param: 'response_format' } },
+    );
+  }
+  if (request.response_format !== undefined) return request.response_format === 'b64_json';
+  return request.include_base64 ?? request.source === undefined;
 }
 
 /** A final client error stored under the key (docs/decisions/0045), raised again on replay. */

@@ -24,10 +24,12 @@ export interface InputImage {
 export interface ImageGenerationRequest {
   model: string;
   prompt: string;
-  source: string;
+  /** `credits` when absent (docs/decisions/0116): the OpenAI SDKs cannot send it. */
+  source?: string;
   aspect_ratio?: string;
   resolution?: ImageResolution;
-  output_format?: ImageOutputFormat;
+  /** `jpeg` is OpenAI's word for `jpg`. */
+  output_format?: ImageOutputFormat | 'jpeg';
   input_images?: InputImage[];
   /** Extra: how many images (default 1, at most the model's `maxImages`). */
   n?: number;
@@ -35,7 +37,14 @@ export interface ImageGenerationRequest {
   quality?: string;
   /** Extra (docs/decisions/0072): the answer inlines each image as `b64_json`. */
   include_base64?: boolean;
+  /** OpenAI's `WxH` (docs/decisions/0115): taken when the model makes exactly that size. */
+  size?: string;
+  /** OpenAI's choice between inlined bytes and a link (docs/decisions/0115). */
+  response_format?: 'b64_json' | 'url';
 }
+
+/** One entry of OpenAI's `data[]`: the bytes inlined, or where to download them. */
+export type OpenAiImageEntry = { b64_json: string } | { url: string };
 
 /** The request after validation with every default filled in; what a job runs. */
 export interface ImageJobParameters {
@@ -67,10 +76,14 @@ export interface ImageGeneration {
   model: string;
   /** Epoch seconds. */
   created_at: number;
+  /** OpenAI's name for `created_at` (docs/decisions/0115). */
+  created: number;
   finished_at: number | null;
   poll_path: string;
   /** Present once succeeded. */
   images?: GeneratedImage[];
+  /** Present once succeeded: the same images in OpenAI's shape (docs/decisions/0115). */
+  data?: OpenAiImageEntry[];
   /** Present once succeeded: what was charged. */
   usage?: { images: number; credits: number };
   /** Present once failed. */

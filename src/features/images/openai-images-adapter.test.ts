@@ -12,7 +12,7 @@ const parameters: ImageJobParameters = {
   n: 3,
 };
 
-describe('openaiImagesAdapter (POST /v1/images/generations)', () => {
+describe('openaiImagesAdapter (POST /v1/images/generations and /v1/images/edits)', () => {
   it('maps the ratio to a size, leaves quality out when none is set, and names the format', () => {
     const call = openaiImagesAdapter.buildSubmit({
       parameters,
@@ -31,16 +31,50 @@ describe('openaiImagesAdapter (POST /v1/images/generations)', () => {
     });
   });
 
-  it('names what it cannot express: other ratios, 2K/4K and reference images', () => {
+  it('names what it cannot express: other ratios, 2K/4K and more than 8 reference images', () => {
+    expect(openaiImagesAdapter.checkParameters(parameters, 8)).toEqual([]);
     const issues = openaiImagesAdapter.checkParameters(
       { ...parameters, aspectRatio: '16:9', resolution: '4K' },
-      1,
+      9,
     );
     expect(issues.map((issue) => issue.param)).toEqual([
       'aspect_ratio',
       'resolution',
       'input_images',
     ]);
+  });
+
+  it('sends reference images to /v1/images/edits as multipart image[] files', () => {
+    const images = ['one', 'two'].map((name) => ({
+      name: `${name}.png`,
+      mediaType: 'image/png',
+      bytes: Buffer.from(name),
+    }));
+    const call = openaiImagesAdapter.buildSubmit({
+      parameters: { ...parameters, quality: 'high' },
+      upstreamModel: 'gpt-image-1',
+      inputImages: images,
+      apiKey: 'sk',
+    });
+    expect(call.path).toBe('/v1/images/edits');
+    expect(call.body).toBeUndefined();
+    expect(call.headers).toEqual({ accept: 'application/json', authorization: 'Bearer sk' });
+    expect(call.form?.fields).toEqual([
+      { name: 'model', value: 'gpt-image-1' },
+      { name: 'prompt', value: 'a lighthouse' },
+      { name: 'n', value: '3' },
+      { name: 'size', value: '1024x1536' },
+      { name: 'quality', value: 'high' },
+      { name: 'output_format', value: 'png' },
+    ]);
+    expect(call.form?.files).toEqual(
+      images.map((image) => ({
+        name: 'image[]',
+        filename: image.name,
+        mediaType: 'image/png',
+        bytes: image.bytes,
+      })),
+    );
   });
 
   it('reads every b64_json image, and refuses an answer without them', () => {

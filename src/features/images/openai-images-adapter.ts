@@ -12,14 +12,21 @@ const sizes: Record<string, string> = {
   '2:3': '1024x1536',
 };
 
+/** OpenAI's edits endpoint takes up to 16 images; the contract stops at 8. */
+const maxReferenceImages = 8;
+
 /**
  * OpenAI's image API: POST /v1/images/generations with `{model, prompt, n, size, quality,
- * output_format}`; GPT Image models always answer `{data: [{b64_json}]}`. The generations
- * endpoint takes no reference images (those go to /v1/images/edits), and its largest sizes are
- * about one megapixel, so only `1K` is expressible.
+ * output_format}`, or with reference images POST /v1/images/edits, the same fields as
+ * multipart/form-data and each image as an `image[]` file; GPT Image models always answer
+ * `{data: [{b64_json}]}`. Its largest sizes are about one megapixel, so only `1K` is expressible.
  */
 export const openaiImagesAdapter: ImageProviderAdapter = {
   mode: 'sync',
+  maxInputImages: maxReferenceImages,
+  exactSize(aspectRatio, resolution) {
+    return resolution === '1K' ? sizes[aspectRatio] : undefined;
+  },
   checkParameters(parameters, inputImages) {
     const issues: ImageParameterIssue[] = [];
     if (sizes[parameters.aspectRatio] === undefined)
@@ -29,27 +36,49 @@ export const openaiImagesAdapter: ImageProviderAdapter = {
       });
     if (parameters.resolution !== '1K')
       issues.push({ param: 'resolution', message: 'this provider generates 1K images only' });
-    if (inputImages > 0)
-      issues.push({ param: 'input_images', message: 'this provider takes no reference images' });
+    if (inputImages > maxReferenceImages)
+      issues.push({
+        param: 'input_images',
+        message: `this provider takes at most ${maxReferenceImages} reference images`,
+      });
     return issues;
   },
-  buildSubmit({ parameters, upstreamModel, apiKey }) {
+  buildSubmit({ parameters, upstreamModel, inputImages, apiKey }) {
+    const fields: Record<string, string | number> = {
+      model: upstreamModel,
+      prompt: parameters.prompt,
+      n: parameters.n,
+      size: sizes[parameters.aspectRatio] as string,
+      ...(parameters.quality === null ? {} : { quality: parameters.quality }),
+      output_format: parameters.outputFormat === 'jpg' ? 'jpeg' : 'png',
+    };
+    const authorization: Record<string, string> =
+      apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
+    if (inputImages.length === 0) {
+      return {
+        method: 'POST',
+        path: '/v1/images/generations',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...authorization,
+        },
+        body: JSON.stringify(fields),
+      };
+    }
     return {
       method: 'POST',
-      path: '/v1/images/generations',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
+      path: '/v1/images/edits',
+      headers: { accept: 'application/json', ...authorization },
+      form: {
+        fields: Object.entries(fields).map(([name, value]) => ({ name, value: String(value) })),
+        files: inputImages.map((image) => ({
+          name: 'image[]',
+          filename: image.name,
+          mediaType: image.mediaType,
+          bytes: image.bytes,
+        })),
       },
-      body: JSON.stringify({
-        model: upstreamModel,
-        prompt: parameters.prompt,
-        n: parameters.n,
-        size: sizes[parameters.aspectRatio],
-        ...(parameters.quality === null ? {} : { quality: parameters.quality }),
-        output_format: parameters.outputFormat === 'jpg' ? 'jpeg' : 'png',
-      }),
     };
   },
   readSubmit(body) {

@@ -11,6 +11,7 @@ import { detectImageType, mediaTypeOfFormat } from './detect-image-type.ts';
 import type { ImageCatalog, ImageCatalogModel } from './image-catalog.ts';
 import type { ImageJob, ImageJobError, ImageJobStore } from './image-job-store.ts';
 import type { CheckedInputImage } from './image-types.ts';
+import { reservationIdOfJob } from './reserve-result-space.ts';
 
 /** A job claimed this many times without finishing is failed rather than tried again. */
 const maxAttempts = 5;
@@ -35,7 +36,12 @@ export function settlementIdOfJob(job: Pick<ImageJob, 'id' | 'createdAt'>): stri
 }
 
 function toJobError(error: ApiError): ImageJobError {
-  return { code: error.code, message: error.message, status: error.status };
+  return {
+    code: error.code,
+    message: error.message,
+    status: error.status,
+    ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+  };
 }
 
 /**
@@ -69,6 +75,8 @@ export async function runImageJob(
         return;
       }
     }
+    // The results are counted as files now: what is left of their reservation is free again.
+    await context.storage.releaseReservation(job.accountId, reservationIdOfJob(job.id));
     const deployment =
       job.deploymentIndex === null ? null : (model.providers[job.deploymentIndex]?.id ?? null);
     const charged = await settle(job, resultIds.length, deployment, context);
@@ -83,6 +91,7 @@ export async function runImageJob(
           ? error
           : new ApiError('internal', 'The image job failed inside the gateway.');
     if (job.holdId !== null) await context.billing.ledger.releaseHold(job.holdId);
+    await context.storage.releaseReservation(job.accountId, reservationIdOfJob(job.id));
     await unprotect(
       job.accountId,
       [...job.inputAssetIds, ...(job.resultAssetIds ?? [])],
@@ -268,6 +277,13 @@ async function storeResults(
 ): Promise<string[]> {
   const expected = mediaTypeOfFormat(job.parameters.outputFormat);
   for (const image of images) {
+    // The job's storage reservation counts this much per image (docs/decisions/0117).
+    if (image.length > context.maxResultImageBytes) {
+      throw new ImageUpstreamFailure(
+        new ApiError('upstream_error', 'The image provider answered with a too large image.'),
+        false,
+      );
+    }
     if (detectImageType(image) !== expected) {
       throw new ImageUpstreamFailure(
         new ApiError('upstream_error', `The image provider did not answer with ${expected} bytes.`),
@@ -284,6 +300,7 @@ async function storeResults(
         name: `${job.id}-${index + 1}.${extension}`,
         contentType: expected,
         source: 'image_result',
+        reservationId: reservationIdOfJob(job.id),
         body: Readable.from([image]),
         // Protected until the job finishes (docs/api.md, "Stored files").
         protected: true,

@@ -25,6 +25,24 @@ export interface CommittedUpload {
   uploadDeadline: number;
   /** The account's quota when it has none of its own. */
   defaultQuotaBytes: number;
+  /** A reservation of this account to draw the bytes from first; only the rest meets the quota. */
+  reservationId?: string;
+}
+
+/**
+ * Space counted against the quota for files not made yet (an image job's results), so the
+ * upstream is called only when they will fit. Invisible; drawn on by the commits that name it,
+ * released by its owner, and freed by the sweeper after `until` if its owner crashed.
+ */
+export interface SpaceReservation {
+  /** An id of the asset form (`asset_` + hex): it shares the files' table and sweeper. */
+  id: string;
+  accountId: string;
+  /** Never written; the sweeper's blob delete of a missing blob is harmless. */
+  blobKey: string;
+  bytes: number;
+  until: number;
+  defaultQuotaBytes: number;
 }
 
 /** `gone`: the sweeper took the upload as abandoned before it committed. */
@@ -76,6 +94,12 @@ export interface AssetStore {
   createPendingAsset(asset: PendingAsset): Promise<void>;
   /** Makes the upload visible and counts its bytes, atomically against the account's quota. */
   commitUpload(upload: CommittedUpload): Promise<CommitOutcome>;
+  /** Counts the reservation's bytes against the quota at once; false when they do not fit. */
+  reserveSpace(reservation: SpaceReservation): Promise<boolean>;
+  /** What is left of this account's reservation; 0 when it was drawn, released or swept. */
+  getReservedBytes(accountId: string, id: string): Promise<number>;
+  /** Frees what is left of the reservation; harmless when it is already gone. */
+  releaseReservation(accountId: string, id: string): Promise<void>;
   /** Forgets a pending upload whose blob was removed (a failed or refused write). */
   removePendingAsset(id: string): Promise<void>;
   /** A visible file of this account; another account's id is as unknown as a missing one. */

@@ -2,8 +2,13 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import { ApiError } from '../../canonical/generation-error.ts';
+import {
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  isDependencyUnavailable,
+} from '../../shared/is-dependency-unavailable.ts';
 import { blobKeyForAsset, createAssetId, type Asset, type AssetSource } from './asset.ts';
 import { decodeAssetCursor, encodeAssetCursor } from './asset-cursor.ts';
+import { isPossibleRecordId } from './is-possible-record-id.ts';
 import type { AssetStore, DeletionClaim } from './asset-store.ts';
 import type { BlobStore, ByteRange } from './blob-store.ts';
 import { MeasureUpload, UploadOverQuota } from './measure-upload.ts';
@@ -26,6 +31,8 @@ export interface StoreAssetInput {
   name: string;
   contentType: string;
   source: AssetSource;
+  /** A reservation (`reserveSpace`) the bytes are drawn from before they meet the quota. */
+  reservationId?: string;
   /** Virtual folder; defaults to the source's. */
   folder?: string;
   body: Readable;
@@ -80,6 +87,17 @@ function checkText(value: string, field: string, maximum: number): void {
 }
 
 /**
+ * An unreachable blob store is an outage, not a fault (docs/decisions/0021): 503 `not_ready`
+ * with a `retry-after`, also when a feature (an image job) meets it far from the HTTP layer.
+ */
+function asOutage(error: unknown): unknown {
+  if (error instanceof ApiError || !isDependencyUnavailable(error)) return error;
+  return new ApiError('not_ready', 'The file store is unreachable; retry with a delay.', {
+    retryAfter: DEPENDENCY_RETRY_AFTER_SECONDS,
+  });
+}
+
+/**
  * Stored files (docs/decisions/0050): the one service that the storage routes, the sweeper and the
  * features producing files (images, transcription) call. Bytes go to the BlobStore first and
  * become visible only when the metadata commit counts them against the quota.
@@ -117,7 +135,12 @@ export class StorageService {
     const startedAt = this.#now();
     const storage = await this.#assets.getAccountStorage(input.accountId);
     const quotaBytes = storage.quotaBytes ?? this.#settings.quotaBytes;
-    if (storage.usedBytes >= quotaBytes) throw new ApiError('storage_quota_exceeded');
+    const reserved =
+      input.reservationId === undefined
+        ? 0
+        : await this.#assets.getReservedBytes(input.accountId, input.reservationId);
+    const freeBytes = quotaBytes - storage.usedBytes + reserved;
+    if (freeBytes <= 0) throw new ApiError('storage_quota_exceeded');
     const id = createAssetId();
     const blobKey = blobKeyForAsset(id);
     const uploadDeadline = startedAt + this.#settings.uploadTimeoutMs;
@@ -132,7 +155,7 @@ export class StorageService {
       protected: input.protected ?? false,
       uploadDeadline,
     });
-    const measure = new MeasureUpload(quotaBytes - storage.usedBytes);
+    const measure = new MeasureUpload(freeBytes);
     try {
       // Both sides settle before the outcome is known: a refused write answers only once the
       // blob store has removed what it began to write.
@@ -145,7 +168,7 @@ export class StorageService {
     } catch (error) {
       await this.#discardUpload(id, blobKey);
       if (error instanceof UploadOverQuota) throw new ApiError('storage_quota_exceeded');
-      throw error;
+      throw asOutage(error);
     }
     // Retention counts from request preparation, so the file's time is that one.
     const createdAt = input.preparedAt ?? startedAt;
@@ -159,6 +182,7 @@ export class StorageService {
       deleteAt: createdAt + retentionDays * dayMs,
       uploadDeadline,
       defaultQuotaBytes: this.#settings.quotaBytes,
+      ...(input.reservationId === undefined ? {} : { reservationId: input.reservationId }),
     });
     if (outcome !== 'committed') {
       await this.#discardUpload(id, blobKey);
@@ -170,12 +194,43 @@ export class StorageService {
     return asset;
   }
 
+  /**
+   * Counts `bytes` against the account's quota before the files exist (413
+   * `storage_quota_exceeded` when they do not fit), so work that produces files is started only
+   * when they will fit. Uploads naming the reservation draw on it; `releaseReservation` frees the
+   * rest, and the sweeper frees it after `until` should its owner never do so.
+   */
+  async reserveSpace(
+    accountId: string,
+    reservation: { id: string; bytes: number; until: number },
+  ): Promise<void> {
+    const reserved = await this.#assets.reserveSpace({
+      ...reservation,
+      accountId,
+      blobKey: blobKeyForAsset(reservation.id),
+      defaultQuotaBytes: this.#settings.quotaBytes,
+    });
+    if (reserved) return;
+    // The quota may have room left, just not this much: say how much was needed.
+    const left = await this.describeStorage(accountId);
+    throw new ApiError(
+      'storage_quota_exceeded',
+      `This request needs up to ${reservation.bytes} bytes of storage for its results and the account has ${Math.max(0, left.quotaBytes - left.usedBytes)} left. Delete files (POST /v1/storage/cleanup) to free space.`,
+    );
+  }
+
+  releaseReservation(accountId: string, id: string): Promise<void> {
+    return this.#assets.releaseReservation(accountId, id);
+  }
+
   /** Marks a file as used by an active job, or releases it; false for an unknown file. */
-  setProtected(accountId: string, id: string, value: boolean): Promise<boolean> {
+  async setProtected(accountId: string, id: string, value: boolean): Promise<boolean> {
+    if (!isPossibleRecordId(id)) return false;
     return this.#assets.setProtected(accountId, id, value);
   }
 
-  getAsset(accountId: string, id: string): Promise<Asset | undefined> {
+  async getAsset(accountId: string, id: string): Promise<Asset | undefined> {
+    if (!isPossibleRecordId(id)) return undefined;
     return this.#assets.getAsset(accountId, id);
   }
 
@@ -253,7 +308,12 @@ export class StorageService {
    * meanwhile, so a download racing a delete answers 404 rather than 500.
    */
   async openContent(asset: Asset, range?: ByteRange): Promise<Readable | undefined> {
-    const body = await this.#blobs.get(blobKeyForAsset(asset.id), range);
+    let body: Readable | undefined;
+    try {
+      body = await this.#blobs.get(blobKeyForAsset(asset.id), range);
+    } catch (error) {
+      throw asOutage(error);
+    }
     if (body !== undefined) return body;
     if ((await this.#assets.getAsset(asset.accountId, asset.id)) === undefined) return undefined;
     throw new Error(`The blob of visible asset ${asset.id} is missing`);
@@ -261,6 +321,7 @@ export class StorageService {
 
   /** DELETE: 404 exactly as unknown for another account's id, 409 while protected (docs/api.md). */
   async deleteAsset(accountId: string, id: string): Promise<DeletionResult> {
+    if (!isPossibleRecordId(id)) throw new ApiError('not_found', 'No such file.');
     const now = this.#now();
     const begun = await this.#assets.beginDeletion(accountId, id, {
       now,

@@ -54,7 +54,8 @@ export async function claimAssetSweepBatch(
     }
     const remaining = limit - expired.length;
     if (remaining <= 0) return expired.map(toDeletionClaim);
-    // Retried deletions and abandoned uploads (never counted: their size is still 0).
+    // Retried deletions, abandoned uploads (size still 0) and lapsed space reservations (their
+    // size is what they still count, freed with the row).
     const due = await transaction
       .with(
         (name) => name('picked').materialized(),

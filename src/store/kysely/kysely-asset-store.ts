@@ -11,6 +11,7 @@ import type {
   CommittedUpload,
   DeletionClaim,
   PendingAsset,
+  SpaceReservation,
   SweepClaimOptions,
 } from '../../features/storage/asset-store.ts';
 import { claimAssetSweepBatch } from './claim-asset-sweep-batch.ts';
@@ -77,20 +78,37 @@ export class KyselyAssetStore implements AssetStore {
       .transaction()
       .execute(async (transaction) => {
         await this.#ensureAccountRow(transaction, upload.accountId);
+        // Bytes already counted by the reservation are moved to the file, not counted again.
+        const reserved =
+          upload.reservationId === undefined
+            ? 0
+            : await this.#reservedBytes(transaction, upload.accountId, upload.reservationId);
+        const drawn = Math.min(reserved, upload.size);
+        const added = upload.size - drawn;
         // The check and the count are one statement, so two writers cannot both
         // take the last free bytes.
         const counted = await transaction
           .updateTable('storage_accounts')
           .set((expression) => ({
-            used_bytes: expression('used_bytes', '+', upload.size),
+            used_bytes: expression('used_bytes', '+', added),
             file_count: expression('file_count', '+', 1),
           }))
           .where('account_id', '=', upload.accountId)
-          .where(
-            sql<boolean>`used_bytes + ${upload.size} <= coalesce(quota_bytes, ${upload.defaultQuotaBytes})`,
+          .$if(added > 0, (query) =>
+            query.where(
+              sql<boolean>`used_bytes + ${added} <= coalesce(quota_bytes, ${upload.defaultQuotaBytes})`,
+            ),
           )
           .executeTakeFirst();
         if (counted.numUpdatedRows !== 1n) return 'over_quota';
+        if (drawn > 0) {
+          await transaction
+            .updateTable('assets')
+            .set({ size: reserved - drawn })
+            .where('id', '=', upload.reservationId as string)
+            .where('status', '=', 'pending')
+            .execute();
+        }
         const shown = await transaction
           .updateTable('assets')
           .set({
@@ -113,6 +131,71 @@ export class KyselyAssetStore implements AssetStore {
         if (error instanceof UploadTakenBySweeper) return 'gone' as const;
         throw error;
       });
+  }
+
+  async reserveSpace(reservation: SpaceReservation): Promise<boolean> {
+    return this.#database.transaction().execute(async (transaction) => {
+      await this.#ensureAccountRow(transaction, reservation.accountId);
+      const counted = await transaction
+        .updateTable('storage_accounts')
+        .set((expression) => ({ used_bytes: expression('used_bytes', '+', reservation.bytes) }))
+        .where('account_id', '=', reservation.accountId)
+        .where(
+          sql<boolean>`used_bytes + ${reservation.bytes} <= coalesce(quota_bytes, ${reservation.defaultQuotaBytes})`,
+        )
+        .executeTakeFirst();
+      if (counted.numUpdatedRows !== 1n) return false;
+      // A pending row past its deadline is what the sweeper frees: a crashed owner's bytes too.
+      await transaction
+        .insertInto('assets')
+        .values({
+          id: reservation.id,
+          account_id: reservation.accountId,
+          status: 'pending',
+          blob_key: reservation.blobKey,
+          name: 'reserved space',
+          size: reservation.bytes,
+          content_type: 'application/octet-stream',
+          sha256: '',
+          source: 'image_result',
+          folder: 'reserved',
+          created_at: 0,
+          delete_at: 0,
+          protected: 0,
+          claimed_until: reservation.until,
+        })
+        .execute();
+      return true;
+    });
+  }
+
+  async getReservedBytes(accountId: string, id: string): Promise<number> {
+    const row = await this.#database
+      .selectFrom('assets')
+      .select('size')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return row?.size ?? 0;
+  }
+
+  async releaseReservation(accountId: string, id: string): Promise<void> {
+    await this.#database.transaction().execute(async (transaction) => {
+      const removed = await transaction
+        .deleteFrom('assets')
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where('status', '=', 'pending')
+        .returning('size')
+        .executeTakeFirst();
+      if (removed === undefined || removed.size === 0) return;
+      await transaction
+        .updateTable('storage_accounts')
+        .set((expression) => ({ used_bytes: expression('used_bytes', '-', removed.size) }))
+        .where('account_id', '=', accountId)
+        .execute();
+    });
   }
 
   async removePendingAsset(id: string): Promise<void> {
@@ -299,6 +382,23 @@ export class KyselyAssetStore implements AssetStore {
 
   claimSweepBatch(options: SweepClaimOptions): Promise<DeletionClaim[]> {
     return claimAssetSweepBatch(this.#database, this.#dialect, options);
+  }
+
+  /** The reservation's bytes, its row locked until the transaction ends (PostgreSQL). */
+  async #reservedBytes(
+    transaction: Transaction<StorageDatabase>,
+    accountId: string,
+    id: string,
+  ): Promise<number> {
+    const row = await transaction
+      .selectFrom('assets')
+      .select('size')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
+      .$if(this.#dialect === 'postgres', (query) => query.forUpdate())
+      .executeTakeFirst();
+    return row?.size ?? 0;
   }
 
   async #ensureAccountRow(transaction: Transaction<StorageDatabase>, accountId: string) {
