@@ -29,6 +29,12 @@ export interface FakeImageUpstream {
   pollsBeforeReady: number;
   /** Answers a job with this status instead of `Ready` (e.g. `Content Moderated`). */
   finalStatus: string | undefined;
+  /**
+   * Requests this matches are recorded and then never answered (a call in flight at the moment
+   * a test kills the gateway); `onStall` is told of each.
+   */
+  stall: ((method: string, path: string) => boolean) | undefined;
+  onStall: (() => void) | undefined;
   /** Count of submits per wire format. */
   submits(kind: 'openai' | 'bfl'): number;
   close(): Promise<void>;
@@ -72,6 +78,10 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
         headers: request.headers,
         body,
       });
+      if (fake.stall?.(request.method ?? '', url.pathname) === true) {
+        fake.onStall?.();
+        return;
+      }
       if (request.method === 'POST') {
         const failure = fake.failures.shift();
         if (failure !== undefined) {
@@ -142,6 +152,8 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
     holdJobs: false,
     pollsBeforeReady: 1,
     finalStatus: undefined,
+    stall: undefined,
+    onStall: undefined,
     submits(kind) {
       return fake.requests.filter(
         (request) =>
