@@ -30,11 +30,13 @@ export interface FakeImageUpstream {
   /** Answers a job with this status instead of `Ready` (e.g. `Content Moderated`). */
   finalStatus: string | undefined;
   /**
-   * Requests this matches are recorded and then never answered (a call in flight at the moment
-   * a test kills the gateway); `onStall` is told of each.
+   * Requests this matches are recorded and then held unanswered until `resumeStalled` (a call
+   * in flight when a test kills or stops the gateway); `onStall` is told of each.
    */
   stall: ((method: string, path: string) => boolean) | undefined;
   onStall: (() => void) | undefined;
+  /** Answers the held requests as if they had just arrived. */
+  resumeStalled(): void;
   /** Count of submits per wire format. */
   submits(kind: 'openai' | 'bfl'): number;
   close(): Promise<void>;
@@ -61,6 +63,7 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
   const jobs = new Map<string, { polls: number; format: string; image?: Buffer }>();
   let counter = 0;
+  const stalled: Array<() => void> = [];
   const makeImage = (format: unknown): Buffer => {
     counter += 1;
     const image =
@@ -80,7 +83,7 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
       });
       if (fake.stall?.(request.method ?? '', url.pathname) === true) {
         fake.onStall?.();
-        return;
+        await new Promise<void>((resolve) => stalled.push(resolve));
       }
       if (request.method === 'POST') {
         const failure = fake.failures.shift();
@@ -154,6 +157,9 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
     finalStatus: undefined,
     stall: undefined,
     onStall: undefined,
+    resumeStalled() {
+      for (const resume of stalled.splice(0)) resume();
+    },
     submits(kind) {
       return fake.requests.filter(
         (request) =>
