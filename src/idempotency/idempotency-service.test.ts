@@ -74,8 +74,8 @@ describe('IdempotencyService', () => {
     await expect(service.run(running, counting(ok))).rejects.toMatchObject({
       code: 'idempotency_in_progress',
       status: 409,
-      // The claim lapses 15 s after its last renewal unless its holder renews it.
-      retryAfter: 15,
+      // Its holder renewed it within the last beat: alive, and may answer any moment.
+      retryAfter: 1,
     });
     finish(ok);
     expect(await first).toEqual({ answer: ok, replayed: false });
@@ -182,6 +182,34 @@ describe('IdempotencyService claims and keys', () => {
     });
     await sleep(350);
     expect(await service.run(orphan, async () => ok)).toEqual({ answer: ok, replayed: false });
+  });
+
+  it('answers retry-after 1 while the holder renews, and the time left once it missed a beat', async () => {
+    let now = 1_900_000_000_000;
+    const service = new IdempotencyService({ store: store.idempotency, now: () => now });
+    const account = await createTestAccount(store);
+    const key = uniqueId('key');
+    const scope = {
+      accountId: account.id,
+      operation: operation.name,
+      key: hashIdempotencyKey(key),
+    };
+    // Written by a process that renewed it 7 s ago (two beats of 5 s ago would be 10 s).
+    await store.idempotency.claim(scope, {
+      fingerprint: 'fp',
+      claimId: 'quiet-process',
+      now,
+      claimExpiresAt: now + 8_000,
+    });
+    const duplicate = { accountId: account.id, operation, key, fingerprint: 'fp' };
+    await expect(service.run(duplicate, async () => ok)).rejects.toMatchObject({
+      code: 'idempotency_in_progress',
+      retryAfter: 8,
+    });
+    now += 7_500;
+    await expect(service.run(duplicate, async () => ok)).rejects.toMatchObject({ retryAfter: 1 });
+    now += 500;
+    expect((await service.run(duplicate, async () => ok)).replayed).toBe(false);
   });
 
   it('stores a hash of the key, never the key', async () => {

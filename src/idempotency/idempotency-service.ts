@@ -1,7 +1,7 @@
-import { containsClientToken } from '../auth/find-client-token.ts';
 import { ApiError, renderErrorBody } from '../canonical/generation-error.ts';
 import { randomHex } from '../shared/random-hex.ts';
 import { hashIdempotencyKey } from './hash-idempotency-key.ts';
+import { refuseClientTokenAsKey } from './refuse-client-token-as-key.ts';
 import type {
   HeldClaim,
   IdempotencyScope,
@@ -96,14 +96,7 @@ export class IdempotencyService {
   ): Promise<IdempotentAnswer> {
     const { operation } = request;
     const keyHeader = operation.keyHeader ?? 'Idempotency-Key';
-    if (containsClientToken(request.key)) {
-      // Like a token in a body (credential_in_body): a secret sent where it would be kept.
-      throw new ApiError(
-        'invalid_header',
-        `The ${keyHeader} carries a client token. A token is never an idempotency key; send it in the x-api-key or Authorization: Bearer header and use a random key.`,
-        { details: { param: keyHeader } },
-      );
-    }
+    refuseClientTokenAsKey(request.key, keyHeader);
     const scope: IdempotencyScope = {
       accountId: request.accountId,
       operation: operation.name,
@@ -126,10 +119,9 @@ export class IdempotencyService {
     }
     if (outcome.kind === 'completed') return { answer: outcome.answer, replayed: true };
     if (outcome.kind === 'in_progress') {
-      // The one time that can be promised: when the claim lapses unless its holder renews it.
-      // The holder may finish sooner, and then a retry is answered at once.
-      const retryAfter = Math.max(1, Math.ceil((outcome.claimExpiresAt - now) / 1000));
-      throw new ApiError('idempotency_in_progress', undefined, { retryAfter });
+      throw new ApiError('idempotency_in_progress', undefined, {
+        retryAfter: this.#retryAfter(outcome.claimExpiresAt - now),
+      });
     }
 
     this.#hold({ scope, claimId, renewUntil: now + operation.claimMs });
@@ -155,6 +147,17 @@ export class IdempotencyService {
     } finally {
       this.#unhold(claimId);
     }
+  }
+
+  /**
+   * Whole seconds a duplicate should wait (docs/decisions/0105). A holder that renewed its claim
+   * within the last beat is alive and may answer any moment: 1. One that missed a beat is
+   * probably gone, and its claim lapses in what remains of the lease: that, at most the lease.
+   */
+  #retryAfter(remainingMs: number): number {
+    const sinceRenewal = this.#claimLeaseMs - remainingMs;
+    if (sinceRenewal <= this.#heartbeatMs + 1_000) return 1;
+    return Math.max(1, Math.ceil(remainingMs / 1000));
   }
 
   /** Starts the heartbeat with the first claim held; it never keeps the process alive. */
