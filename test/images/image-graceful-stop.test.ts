@@ -9,7 +9,13 @@ import { OperatorService } from '../../src/operator/operator-service.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 import { spawnGatewayChild } from '../support/spawn-gateway-child.ts';
 import { startFakeImageUpstream } from './fake-image-upstream.ts';
-import { bflPrice, imagesConfig, openaiPrice } from './image-test-bed.ts';
+import {
+  bflPrice,
+  createImage,
+  imagesConfig,
+  openaiPrice,
+  startImageBed,
+} from './image-test-bed.ts';
 
 const credits = 10_000_000;
 
@@ -100,3 +106,45 @@ it('a stop lets image calls in flight finish within the grace, each charged once
     await rm(folder, { recursive: true, force: true });
   }
 }, 60_000);
+
+/**
+ * A job-style job nobody in this process waits for any more hands over at its next poll instead
+ * of holding the stop for the whole grace: its upstream id is stored, the next process polls on.
+ */
+it('a stop hands over a polled job nobody waits for at once, without a second submit', async () => {
+  const fake = await startFakeImageUpstream();
+  const folder = await mkdtemp(path.join(tmpdir(), 'switchyard-image-handover-'));
+  const file = path.join(folder, 'switchyard.sqlite');
+  try {
+    fake.holdJobs = true;
+    const store = await openSqliteStore({ path: file, owner: true });
+    const bed = await startImageBed({ store, fake, images: { syncWaitMs: 50 } });
+    const { token, accountId } = await bed.gateway.createToken({
+      credits,
+      permissions: ['image:create'],
+    });
+    const accepted = await createImage(bed.gateway, token, 'handover-1', {
+      model: 'picture-job',
+      prompt: 'hand me over',
+      source: 'credits',
+    });
+    expect(accepted.statusCode).toBe(202);
+    while (!fake.requests.some((request) => request.path === '/v1/get_result')) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const stoppedAt = Date.now();
+    await bed.close();
+    await store.close();
+    // Far within the 15 s default grace: it did not wait for the job to finish.
+    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+
+    const next = await openSqliteStore({ path: file, owner: true });
+    const job = await next.imageJobs.getJob(accountId, accepted.json().id as string);
+    await next.close();
+    expect(job).toMatchObject({ state: 'running', upstreamJobId: expect.any(String) });
+    expect(fake.submits('bfl')).toBe(1);
+  } finally {
+    await fake.close();
+    await rm(folder, { recursive: true, force: true });
+  }
+}, 30_000);
