@@ -48,7 +48,6 @@ export class ImageWorkerPool {
   readonly #finished = new EventEmitter();
   #timers: NodeJS.Timeout[] = [];
   #stopping = false;
-  #drained: Promise<void> | undefined;
 
   constructor(options: ImageWorkerPoolOptions) {
     this.#options = options;
@@ -100,15 +99,16 @@ export class ImageWorkerPool {
    * runs on. Past `stopGraceMs` the rest are cut as HTTP calls are. Leases still held then are
    * given up, so the next process resumes those jobs at once instead of after the lease.
    */
-  stop(): Promise<void> {
-    if (this.#stopping) return this.#drained ?? Promise.resolve();
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
     this.#stopping = true;
     const [scan] = this.#timers;
     if (scan !== undefined) clearInterval(scan);
     const draining = this.#options.draining;
     draining?.opened();
-    this.#drained = this.#drain().finally(() => draining?.ended());
-    return Promise.resolve();
+    void this.#drain()
+      .catch((error: unknown) => this.#options.onError(error, 'stopping the image workers failed'))
+      .finally(() => draining?.ended());
   }
 
   async #drain(): Promise<void> {
