@@ -17,7 +17,11 @@ export function composeIdempotency(
 ): ComposedIdempotency {
   let sweep: { stop(): void } | undefined;
   return {
-    idempotency: new IdempotencyService({ store, now: parts.now }),
+    idempotency: new IdempotencyService({
+      store,
+      now: parts.now,
+      onError: (error) => parts.logError(error, 'renewing idempotency claims failed'),
+    }),
     feature: {
       routes: [],
       start() {

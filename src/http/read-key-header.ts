@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
 import { ApiError } from '../canonical/generation-error.ts';
+import { refuseClientTokenAsKey } from '../idempotency/refuse-client-token-as-key.ts';
 
 /** What a key header (an Idempotency-Key, a search x-request-id) may hold. */
 export interface KeyHeaderRule {
@@ -19,7 +20,7 @@ function describeCharacters(pattern: RegExp): string {
 /**
  * A key header, checked before the body is read (the evaluation, search, image and transcription
  * routes): 400 `invalid_header` naming the header and its rule when it is malformed, or missing
- * while required. Undefined when an optional header is absent.
+ * while required, or when it carries a client token. Undefined when an optional header is absent.
  */
 export function readKeyHeader(
   request: FastifyRequest,
@@ -47,8 +48,11 @@ export function readKeyHeader(
     value.length >= min &&
     value.length <= max &&
     pattern.test(value)
-  )
+  ) {
+    // Before the body is read: a key that is a token is refused without reading an upload.
+    refuseClientTokenAsKey(value, name);
     return value;
+  }
   throw new ApiError(
     'invalid_header',
     `Invalid header ${name}: ${options.required ? 'required, ' : ''}${min} to ${max} ${describeCharacters(pattern)}.`,

@@ -9,7 +9,10 @@ export interface IdempotencyScope {
   accountId: string;
   /** The operation name (`evaluation`, `image_generation`, ...): keys never cross operations. */
   operation: string;
-  /** The client's key, as sent. */
+  /**
+   * The key as stored: the SHA-256 of the client's key (hash-idempotency-key.ts), never the key
+   * itself, so a store dump holds nothing a client sent as a secret.
+   */
   key: string;
 }
 
@@ -28,10 +31,17 @@ export interface ClaimRequest {
   claimId: string;
   now: number;
   /**
-   * Until when the claim holds. A claim still unfinished then is abandoned (a crashed process)
-   * and the next request with the key may take it over.
+   * Until when the claim holds unless its process renews it (`renew`, every few seconds while
+   * the request runs). A claim not renewed in time belongs to a process that is gone, and the
+   * next request with the key takes it over.
    */
   claimExpiresAt: number;
+}
+
+/** A claim this process holds, as its heartbeat renews it. */
+export interface HeldClaim {
+  scope: IdempotencyScope;
+  claimId: string;
 }
 
 export type ClaimOutcome =
@@ -58,6 +68,12 @@ export interface IdempotencyStore {
     answer: StoredAnswer,
     expiresAt: number,
   ): Promise<boolean>;
+  /**
+   * Moves the end of these pending claims to `expiresAt` (the heartbeat of the process that holds
+   * them). A claim that already expired at `now`, or changed hands, is not revived: its key may
+   * be someone else's by then.
+   */
+  renew(claims: HeldClaim[], now: number, expiresAt: number): Promise<void>;
   /** Gives the key back (a transient failure): the next request runs. Only the holder can. */
   release(scope: IdempotencyScope, claimId: string): Promise<void>;
   /** Deletes at most `limit` entries that expired at or before `now`; returns how many. */

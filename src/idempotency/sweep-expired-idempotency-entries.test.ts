@@ -15,6 +15,7 @@ function storeWith(expired: number): { store: IdempotencyStore; calls: Array<[nu
       claim: refuse,
       complete: refuse,
       release: refuse,
+      renew: refuse,
       async deleteExpired(now, limit) {
         calls.push([now, limit]);
         const deleted = Math.min(left, limit);

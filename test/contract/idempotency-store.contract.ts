@@ -126,6 +126,31 @@ export function describeIdempotencyStoreContract(
       );
     });
 
+    it('renews a live claim held by its claim id, and never revives a lapsed one', async () => {
+      const scope = await newScope();
+      const claim = claimAt(now);
+      await idempotency().claim(scope, claim);
+      await idempotency().renew([{ scope, claimId: 'someone-else' }], now + 1, now + 20 * minute);
+      await idempotency().renew([{ scope, claimId: claim.claimId }], now + 1, now + 30 * minute);
+      expect(await idempotency().claim(scope, claimAt(now + 20 * minute))).toEqual({
+        kind: 'in_progress',
+        fingerprint: 'fp-1',
+        claimExpiresAt: now + 30 * minute,
+      });
+
+      const lapsed = await newScope();
+      const gone = claimAt(now);
+      await idempotency().claim(lapsed, gone);
+      await idempotency().renew(
+        [{ scope: lapsed, claimId: gone.claimId }],
+        gone.claimExpiresAt,
+        gone.claimExpiresAt + minute,
+      );
+      expect((await idempotency().claim(lapsed, claimAt(gone.claimExpiresAt))).kind).toBe(
+        'claimed',
+      );
+    });
+
     it('completes only the claim that holds the key, once', async () => {
       const scope = await newScope();
       const claim = claimAt(now);

@@ -34,6 +34,8 @@ export function describeImageJobStoreContract(name: string, openStore: () => Pro
         pricePerImage: 40_000,
         createdAt: now,
         deadlineAt: now + 600_000,
+        idempotencyKey: null,
+        requestFingerprint: null,
         ...overrides,
       };
       await jobs().createJob(job);
@@ -144,6 +146,26 @@ export function describeImageJobStoreContract(name: string, openStore: () => Pro
       const error = { code: 'upstream_error', message: 'boom', status: 502 };
       expect(await jobs().finishJob(job.id, 'a', { state: 'failed', error }, now)).toBe(true);
       expect(await jobs().getJob(job.accountId, job.id)).toMatchObject({ state: 'failed', error });
+    });
+
+    it('finds the newest job of a key inside the window, per account, until the key is forgotten', async () => {
+      const key = uniqueId('keyhash');
+      const older = await newJob({ idempotencyKey: key, requestFingerprint: 'fp', createdAt: now });
+      const newer = await newJob({
+        accountId: older.accountId,
+        idempotencyKey: key,
+        requestFingerprint: 'fp',
+        createdAt: now + 5,
+      });
+      expect(await jobs().findJobByKey(older.accountId, key, now - 1)).toMatchObject({
+        id: newer.id,
+        idempotencyKey: key,
+        requestFingerprint: 'fp',
+      });
+      expect(await jobs().findJobByKey(older.accountId, key, now + 5)).toBeUndefined();
+      expect(await jobs().findJobByKey('another-account', key, now - 1)).toBeUndefined();
+      await jobs().forgetKey(older.accountId, newer.id);
+      expect((await jobs().findJobByKey(older.accountId, key, now - 1))?.id).toBe(older.id);
     });
   });
 }

@@ -30,6 +30,14 @@ export interface FakeImageUpstream {
   pollsBeforeReady: number;
   /** Answers a job with this status instead of `Ready` (e.g. `Content Moderated`). */
   finalStatus: string | undefined;
+  /**
+   * Requests this matches are recorded and then held unanswered until `resumeStalled` (a call
+   * in flight when a test kills or stops the gateway); `onStall` is told of each.
+   */
+  stall: ((method: string, path: string) => boolean) | undefined;
+  onStall: (() => void) | undefined;
+  /** Answers the held requests as if they had just arrived. */
+  resumeStalled(): void;
   /** Count of submits per wire format. */
   submits(kind: 'openai' | 'bfl'): number;
   close(): Promise<void>;
@@ -97,6 +105,7 @@ function isOpenAiPath(path: string): boolean {
 export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
   const jobs = new Map<string, { polls: number; format: string; image?: Buffer }>();
   let counter = 0;
+  const stalled: Array<() => void> = [];
   const makeImage = (format: unknown): Buffer => {
     counter += 1;
     const image =
@@ -114,6 +123,10 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
         headers: request.headers,
         body,
       });
+      if (fake.stall?.(request.method ?? '', url.pathname) === true) {
+        fake.onStall?.();
+        await new Promise<void>((resolve) => stalled.push(resolve));
+      }
       if (request.method === 'POST') {
         const failure = fake.failures.shift();
         if (failure !== undefined) {
@@ -190,6 +203,11 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
     holdJobs: false,
     pollsBeforeReady: 1,
     finalStatus: undefined,
+    stall: undefined,
+    onStall: undefined,
+    resumeStalled() {
+      for (const resume of stalled.splice(0)) resume();
+    },
     submits(kind) {
       return fake.requests.filter(
         (request) =>

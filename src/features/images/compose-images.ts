@@ -66,8 +66,10 @@ export function composeImages(
   const workers = new ImageWorkerPool({
     jobs: dependencies.jobs,
     queues: new Map(config.providers.map((provider) => [provider.id, provider.concurrency])),
-    run: (job, owner, signal) => runImageJob(job, owner, signal, context),
+    run: (job, owner, signal, handOver) => runImageJob(job, owner, signal, context, handOver),
     leaseMs: config.leaseSeconds * 1000,
+    stopGraceMs: parts.config.server.shutdownGraceMs,
+    ...(parts.billing.open === undefined ? {} : { draining: parts.billing.open }),
     scanIntervalMs: 1_000,
     now: parts.now,
     onError: (error, message) => parts.logError(error, message),

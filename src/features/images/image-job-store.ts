@@ -26,6 +26,13 @@ export interface NewImageJob {
   createdAt: number;
   /** After this the job fails and its hold is released. */
   deadlineAt: number;
+  /**
+   * The hashed Idempotency-Key of the create call that made the job, and that call's
+   * fingerprint: a retry after a crash answers this job rather than make a second one
+   * (docs/decisions/0107). Null once the key was given back (the job failed within the call).
+   */
+  idempotencyKey: string | null;
+  requestFingerprint: string | null;
 }
 
 export interface ImageJob extends NewImageJob {
@@ -73,6 +80,14 @@ export interface ImageJobStore {
    * worker crashed or stopped), oldest first; other processes' claims are skipped, never waited for.
    */
   claimJobs(claim: ClaimImageJobs): Promise<ImageJob[]>;
+  /** The newest job of the account made under this hashed key since `createdAfter`. */
+  findJobByKey(
+    accountId: string,
+    idempotencyKey: string,
+    createdAfter: number,
+  ): Promise<ImageJob | undefined>;
+  /** Unlinks the job from its key, which was given back for a new request. */
+  forgetKey(accountId: string, id: string): Promise<void>;
   renewLease(id: string, owner: string, leaseUntil: number): Promise<boolean>;
   recordUpstreamJob(
     id: string,

@@ -13,6 +13,7 @@ import {
   type PricedCallDependencies,
 } from '../../generation/priced-call.ts';
 import { fingerprintRequest } from '../../idempotency/fingerprint-request.ts';
+import { hashIdempotencyKey } from '../../idempotency/hash-idempotency-key.ts';
 import type {
   IdempotencyService,
   IdempotentOperation,
@@ -115,11 +116,16 @@ export class ImageService {
         })),
       },
     });
+    const link = { idempotencyKey: hashIdempotencyKey(idempotencyKey), fingerprint };
     const { answer, replayed } = await idempotency.run(
       { accountId: principal.account.id, operation, key: idempotencyKey, fingerprint },
       async (): Promise<StoredAnswer> => {
-        const job = await this.#submit(principal, request.model, resolved, inputImages);
-        const generation = await this.#waitAndRender(job);
+        // A job this key already made (its create call was cut by a crash) is the answer,
+        // never a second job (docs/decisions/0107).
+        const made = await this.#jobOfKey(principal.account.id, link);
+        const job =
+          made ?? (await this.#submit(principal, request.model, resolved, inputImages, link));
+        const generation = await this.#waitAndRender(job, made !== undefined);
         return {
           status: generation.status === 'succeeded' ? 200 : 202,
           headers: { 'content-type': 'application/json', [jobHeader]: job.id },
@@ -169,11 +175,35 @@ export class ImageService {
     return { asset, body };
   }
 
+  /**
+   * The job an earlier create call under this key made, when that call never answered (its
+   * process stopped); it is resumed here at once when its worker is gone. The same key with
+   * another request is 409, as a stored answer would be.
+   */
+  async #jobOfKey(
+    accountId: string,
+    link: { idempotencyKey: string; fingerprint: string },
+  ): Promise<ImageJob | undefined> {
+    const { jobs, workers, billing, operation } = this.#dependencies;
+    const since = billing.now() - operation.windowMs;
+    const job = await jobs.findJobByKey(accountId, link.idempotencyKey, since);
+    if (job === undefined) return undefined;
+    if (job.requestFingerprint !== link.fingerprint) {
+      throw new ApiError(
+        'idempotency_key_reused',
+        `The ${operation.keyHeader ?? 'Idempotency-Key'} was already used with a different request; send a new key for a new request.`,
+      );
+    }
+    if (job.state === 'queued' || job.state === 'running') workers.kick(job.queue, job.id);
+    return job;
+  }
+
   async #submit(
     principal: Principal,
     modelId: string,
     resolved: ReturnType<ImageCatalog['resolve']>,
     inputImages: ReturnType<typeof checkInputImages>,
+    link: { idempotencyKey: string; fingerprint: string },
   ): Promise<ImageJob> {
     const { config, billing, storage, jobs, workers } = this.#dependencies;
     const now = billing.now();
@@ -224,6 +254,8 @@ export class ImageService {
           pricePerImage: resolved.pricePerImage,
           createdAt: now,
           deadlineAt,
+          idempotencyKey: link.idempotencyKey,
+          requestFingerprint: link.fingerprint,
         });
       } catch (error) {
         if (holdId !== undefined) await billing.ledger.releaseHold(holdId);
@@ -243,12 +275,19 @@ export class ImageService {
     }
   }
 
-  /** Waits for the job up to the sync wait; a job that failed meanwhile answers its error. */
-  async #waitAndRender(created: ImageJob): Promise<ImageGeneration> {
+  /**
+   * Waits for the job up to the sync wait. A job this call made that failed meanwhile answers
+   * its error and gives its key back (the call's failure releases the key, so a retry makes a
+   * new job); a job an earlier call made answers as it is, failed or not.
+   */
+  async #waitAndRender(created: ImageJob, madeEarlier = false): Promise<ImageGeneration> {
     const { workers, jobs, config } = this.#dependencies;
-    await workers.waitForFinish(created.id, config.syncWaitMs);
+    if (created.state === 'queued' || created.state === 'running') {
+      await workers.waitForFinish(created.id, config.syncWaitMs);
+    }
     const job = (await jobs.getJob(created.accountId, created.id)) ?? created;
-    if (job.state === 'failed' && job.error !== null) {
+    if (!madeEarlier && job.state === 'failed' && job.error !== null) {
+      await jobs.forgetKey(job.accountId, job.id);
       const { code, message, status, retryAfter } = job.error;
       throw new ApiError(code as ErrorCode, message, {
         status,

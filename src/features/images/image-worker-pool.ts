@@ -7,8 +7,19 @@ export interface ImageWorkerPoolOptions {
   jobs: ImageJobStore;
   /** Each queue (an image provider id) and how many of its jobs run here at once. */
   queues: Map<string, number>;
-  run(job: ImageJob, owner: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Runs a claimed job. `signal` cuts it at once (its upstream call too); `handOver` asks it to
+   * leave at its next point where leaving costs nothing (before a submit, between polls).
+   */
+  run(job: ImageJob, owner: string, signal: AbortSignal, handOver: AbortSignal): Promise<void>;
   leaseMs: number;
+  /**
+   * How long a stop lets calls in flight finish (`server.shutdownGraceMs`): the same grace the
+   * HTTP requests get (docs/decisions/0108).
+   */
+  stopGraceMs: number;
+  /** Counts the stop's drain as open work, so the stores close only after it (0099). */
+  draining?: { opened(): void; ended(): void };
   /** How often queues are looked at for jobs other processes queued or abandoned. */
   scanIntervalMs: number;
   now(): number;
@@ -18,6 +29,7 @@ export interface ImageWorkerPoolOptions {
 interface RunningJob {
   queue: string;
   controller: AbortController;
+  handOver: AbortController;
   done: Promise<void>;
 }
 
@@ -25,7 +37,8 @@ interface RunningJob {
  * The in-process workers of the image job queue (docs/decisions/0070). Per queue at most its
  * concurrency of jobs run here; the process that created a job starts it at once when it has
  * room, and every process scans the queues for jobs left queued or abandoned by a crashed
- * worker. Leases are renewed while a job runs; a job whose lease is lost is aborted here.
+ * worker. Leases are renewed while a job runs (also while a stop drains); a job whose lease is
+ * lost is aborted here.
  */
 export class ImageWorkerPool {
   readonly owner = `workers_${randomHex(8)}`;
@@ -67,6 +80,10 @@ export class ImageWorkerPool {
       const done = () => {
         clearTimeout(timer);
         this.#finished.off(jobId, done);
+        // While stopping, a job nobody waits for any more hands over at its next free point.
+        if (this.#stopping && this.#finished.listenerCount(jobId) === 0) {
+          this.#running.get(jobId)?.handOver.abort();
+        }
         resolve();
       };
       const timer = setTimeout(done, timeoutMs);
@@ -75,16 +92,40 @@ export class ImageWorkerPool {
   }
 
   /**
-   * Stops claiming, aborts the running jobs at their next step (an upstream job keeps running
-   * upstream: its id is stored) and gives their leases up, so the next process resumes them at
-   * once instead of after the lease.
+   * Stops claiming and starts draining (docs/decisions/0108); returns at once, so the HTTP server
+   * can close meanwhile, and counts the drain in `draining`. A job nobody here waits for hands
+   * over at its next free point (a stored upstream job is polled on by the next process); a job
+   * in an upstream call, storing its images or settling, or one a create call here waits for,
+   * runs on. Past `stopGraceMs` the rest are cut as HTTP calls are. Leases still held then are
+   * given up, so the next process resumes those jobs at once instead of after the lease.
    */
   async stop(): Promise<void> {
+    if (this.#stopping) return;
     this.#stopping = true;
-    for (const timer of this.#timers) clearInterval(timer);
+    const [scan] = this.#timers;
+    if (scan !== undefined) clearInterval(scan);
+    const draining = this.#options.draining;
+    draining?.opened();
+    void this.#drain()
+      .catch((error: unknown) => this.#options.onError(error, 'stopping the image workers failed'))
+      .finally(() => draining?.ended());
+  }
+
+  async #drain(): Promise<void> {
     await Promise.all(this.#chains.values());
-    for (const running of this.#running.values()) running.controller.abort();
-    await Promise.all([...this.#running.values()].map((running) => running.done));
+    for (const [id, running] of this.#running) {
+      if (this.#finished.listenerCount(id) === 0) running.handOver.abort();
+    }
+    const grace = setTimeout(() => {
+      for (const running of this.#running.values()) running.controller.abort();
+    }, this.#options.stopGraceMs);
+    grace.unref();
+    try {
+      await Promise.all([...this.#running.values()].map((running) => running.done));
+    } finally {
+      clearTimeout(grace);
+      for (const timer of this.#timers) clearInterval(timer);
+    }
     await this.#options.jobs.releaseLeases(this.owner);
   }
 
@@ -112,15 +153,16 @@ export class ImageWorkerPool {
 
   #launch(queue: string, job: ImageJob): void {
     const controller = new AbortController();
+    const handOver = new AbortController();
     const done = this.#options
-      .run(job, this.owner, controller.signal)
+      .run(job, this.owner, controller.signal, handOver.signal)
       .catch((error: unknown) => this.#options.onError(error, `image job ${job.id} failed`))
       .finally(() => {
         this.#running.delete(job.id);
         this.#finished.emit(job.id);
         this.kick(queue);
       });
-    this.#running.set(job.id, { queue, controller, done });
+    this.#running.set(job.id, { queue, controller, handOver, done });
   }
 
   #active(queue: string): number {

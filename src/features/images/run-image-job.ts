@@ -27,7 +27,10 @@ export interface ImageJobContext {
   now(): number;
 }
 
-/** The worker lost the job (its lease lapsed and another took it) or the pool is stopping. */
+/**
+ * The worker lost the job (its lease lapsed and another took it), or the pool is stopping and
+ * asked it to hand over at a point where that costs nothing.
+ */
 class JobLeft extends Error {}
 
 /** The settlement id of a job: stable, so a job run twice is charged once (CreditLedger.settle). */
@@ -48,13 +51,16 @@ function toJobError(error: ApiError): ImageJobError {
  * Runs one claimed job to its end (docs/images.md "Jobs"): submit (or resume polling with the
  * stored upstream id), store the images as protected files, record them, settle by the job's
  * stable settlement id, release the protection, finish. Every write is conditional on still
- * owning the job. A stop (`signal`) leaves the job as it is for the next worker.
+ * owning the job. A cut (`signal`) leaves the job as it is for the next worker; a hand-over
+ * (`handOver`) does so only before a submit or between polls, so the next worker neither submits
+ * twice nor finds a submit it cannot account for (docs/decisions/0108).
  */
 export async function runImageJob(
   job: ImageJob,
   owner: string,
   signal: AbortSignal,
   context: ImageJobContext,
+  handOver: AbortSignal = new AbortController().signal,
 ): Promise<void> {
   const { jobs, now } = context;
   const model = context.catalog.get(job.model);
@@ -67,7 +73,7 @@ export async function runImageJob(
       if (job.attempts > maxAttempts) {
         throw new ApiError('internal', 'The job was interrupted too many times.');
       }
-      const images = await produceImages(job, model, owner, signal, context);
+      const images = await produceImages(job, model, owner, { signal, handOver }, context);
       resultIds = await storeResults(job, images, context);
       if (!(await jobs.recordResults(job.id, owner, resultIds))) {
         // Another worker owns the job now: these files are not its result.
@@ -102,18 +108,25 @@ export async function runImageJob(
   }
 }
 
+/** A job's two ways of being stopped: cut at once, or asked to leave at a free point. */
+interface JobSignals {
+  signal: AbortSignal;
+  handOver: AbortSignal;
+}
+
 async function produceImages(
   job: ImageJob,
   model: ImageCatalogModel,
   owner: string,
-  signal: AbortSignal,
+  signals: JobSignals,
   context: ImageJobContext,
 ): Promise<Buffer[]> {
+  const { signal } = signals;
   const { adapter } = model;
   if (job.pollUrl !== null && job.deploymentIndex !== null) {
     // Resumed after a restart: the upstream already has the job.
     const provider = model.providers[job.deploymentIndex] as ImageProviderConfig;
-    return pollUntilDone(job, provider, model, job.pollUrl, signal, context);
+    return pollUntilDone(job, provider, model, job.pollUrl, signals, context);
   }
   if (job.deploymentIndex !== null) {
     // A submit was sent and its answer never recorded: sending it again could generate (and cost
@@ -128,7 +141,7 @@ async function produceImages(
   for (let index = 0; index < deployments.length; index += 1) {
     const provider = model.providers[index] as ImageProviderConfig;
     const deployment = deployments[index] as (typeof deployments)[number];
-    if (signal.aborted) throw new JobLeft();
+    if (signal.aborted || signals.handOver.aborted) throw new JobLeft();
     checkDeadline(job, context.now());
     // Marked before the send, so a restart knows a submit may have reached the upstream.
     await owned(
@@ -175,7 +188,7 @@ async function produceImages(
         pollUrl: answer.pollUrl,
       }),
     );
-    return pollUntilDone(job, provider, model, answer.pollUrl, signal, context);
+    return pollUntilDone(job, provider, model, answer.pollUrl, signals, context);
   }
   throw new ApiError('internal', 'The image model has no deployment.');
 }
@@ -185,15 +198,18 @@ async function pollUntilDone(
   provider: ImageProviderConfig,
   model: ImageCatalogModel,
   pollUrl: string,
-  signal: AbortSignal,
+  signals: JobSignals,
   context: ImageJobContext,
 ): Promise<Buffer[]> {
+  const { signal, handOver } = signals;
   const { adapter } = model;
   if (adapter.buildPoll === undefined || adapter.readPoll === undefined) {
     throw new ApiError('internal', `The provider kind of ${provider.id} is not polled.`);
   }
   const apiKey = context.apiKey(provider);
   for (;;) {
+    // The upstream id is stored: the next process polls on, nothing is lost by leaving here.
+    if (handOver.aborted) throw new JobLeft();
     checkDeadline(job, context.now());
     let answer;
     try {
@@ -232,7 +248,9 @@ async function pollUntilDone(
       );
     }
     try {
-      await sleep(provider.pollIntervalMs, undefined, { signal });
+      await sleep(provider.pollIntervalMs, undefined, {
+        signal: AbortSignal.any([signal, handOver]),
+      });
     } catch {
       throw new JobLeft();
     }

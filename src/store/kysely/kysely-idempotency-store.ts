@@ -3,6 +3,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type {
   ClaimOutcome,
   ClaimRequest,
+  HeldClaim,
   IdempotencyScope,
   IdempotencyStore,
   StoredAnswer,
@@ -26,6 +27,9 @@ export interface IdempotencyEntriesTable {
 }
 
 type IdempotencyDatabase = Database & { idempotency_entries: IdempotencyEntriesTable };
+
+/** Claims renewed per statement: a process rarely holds more, and each is three comparisons. */
+const renewBatchSize = 200;
 
 /**
  * SQLite and PostgreSQL share this adapter: the claim is an insert that does nothing on a
@@ -117,6 +121,27 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
       .where('state', '=', 'pending')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** By primary key and claim id, in batches that keep each statement small. */
+  async renew(claims: HeldClaim[], now: number, expiresAt: number): Promise<void> {
+    for (let start = 0; start < claims.length; start += renewBatchSize) {
+      const batch = claims.slice(start, start + renewBatchSize);
+      await this.#database
+        .updateTable('idempotency_entries')
+        .set({ expires_at: expiresAt })
+        .where((where) =>
+          where.or(
+            batch.map(({ scope, claimId }) =>
+              where.and([inScope(scope)(where), where('claim_id', '=', claimId)]),
+            ),
+          ),
+        )
+        .where('state', '=', 'pending')
+        // A lapsed claim may already be someone else's key: never revived.
+        .where('expires_at', '>', now)
+        .execute();
+    }
   }
 
   async release(scope: IdempotencyScope, claimId: string): Promise<void> {

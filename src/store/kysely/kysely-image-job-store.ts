@@ -35,6 +35,9 @@ interface ImageJobsTable {
   created_at: number;
   deadline_at: number;
   finished_at: number | null;
+  /** Migration 0012. */
+  idempotency_key: string | null;
+  request_fingerprint: string | null;
 }
 
 type ImageJobDatabase = Database & { image_jobs: ImageJobsTable };
@@ -62,6 +65,8 @@ function toImageJob(row: Selectable<ImageJobsTable>): ImageJob {
     error: row.error === null ? null : (JSON.parse(row.error) as ImageJobError),
     attempts: row.attempts,
     finishedAt: row.finished_at,
+    idempotencyKey: row.idempotency_key,
+    requestFingerprint: row.request_fingerprint,
   };
 }
 
@@ -97,7 +102,35 @@ export class KyselyImageJobStore implements ImageJobStore {
         attempts: 0,
         created_at: job.createdAt,
         deadline_at: job.deadlineAt,
+        idempotency_key: job.idempotencyKey,
+        request_fingerprint: job.requestFingerprint,
       })
+      .execute();
+  }
+
+  async findJobByKey(
+    accountId: string,
+    idempotencyKey: string,
+    createdAfter: number,
+  ): Promise<ImageJob | undefined> {
+    const row = await this.#database
+      .selectFrom('image_jobs')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('idempotency_key', '=', idempotencyKey)
+      .where('created_at', '>', createdAfter)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toImageJob(row);
+  }
+
+  async forgetKey(accountId: string, id: string): Promise<void> {
+    await this.#database
+      .updateTable('image_jobs')
+      .set({ idempotency_key: null })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
       .execute();
   }
 

@@ -12,6 +12,7 @@ import { createStorageTablesMigration } from './migration-0007-create-storage-ta
 import { createImageJobsTableMigration } from './migration-0008-create-image-jobs-table.ts';
 import { createLinkStoredResponsesMigration } from './migration-0010-link-stored-responses.ts';
 import { createUsageChargesOnRecordsMigration } from './migration-0011-usage-charges-on-records.ts';
+import { createHashIdempotencyKeysMigration } from './migration-0012-hash-idempotency-keys.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -31,6 +32,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0008_create_image_jobs_table': createImageJobsTableMigration(dialect),
         '0010_link_stored_responses': createLinkStoredResponsesMigration(dialect),
         '0011_usage_charges_on_records': createUsageChargesOnRecordsMigration(dialect),
+        '0012_hash_idempotency_keys': createHashIdempotencyKeysMigration(dialect),
       };
     },
   };

@@ -3,6 +3,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type {
   ClaimOutcome,
   ClaimRequest,
+  HeldClaim,
   IdempotencyScope,
   IdempotencyStore,
   StoredAnswer,
@@ -159,6 +160,14 @@ export class SqliteOwnedIdempotency implements IdempotencyStore {
       if (this.#landing.get(id) === landing) this.#landing.delete(id);
     }
     return true;
+  }
+
+  /** Claims live here, so renewing one is moving its end in memory. */
+  async renew(claims: HeldClaim[], now: number, expiresAt: number): Promise<void> {
+    for (const { scope, claimId } of claims) {
+      const held = this.#pending.get(scopeId(scope));
+      if (held?.claimId === claimId && held.claimExpiresAt > now) held.claimExpiresAt = expiresAt;
+    }
   }
 
   async release(scope: IdempotencyScope, claimId: string): Promise<void> {
