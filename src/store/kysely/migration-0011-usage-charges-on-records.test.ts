@@ -57,7 +57,7 @@ function describeMigration(dialect: StoreDialect, open: () => Promise<MigrationD
         await insertRecord(database, 'le_orphan', 9, 40);
         await insertEntry(database, 'adjust_1', -50, 'adjustment', 50);
 
-        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+        expect((await migrator.migrateTo('0011_usage_charges_on_records')).error).toBeUndefined();
         const ledger = new KyselyCreditLedger(database, dialect);
         const entry = (id: string, amount: number, kind: string, createdAt: number) => ({
           id,
@@ -91,7 +91,7 @@ function describeMigration(dialect: StoreDialect, open: () => Promise<MigrationD
         ]);
 
         // And back: the entry returns to ledger_entries.
-        expect((await migrator.migrateDown()).error).toBeUndefined();
+        expect((await migrator.migrateTo('0010_link_stored_responses')).error).toBeUndefined();
         const restored = await sql<{
           id: string;
         }>`select id from ledger_entries order by id`.execute(database);
