@@ -239,6 +239,12 @@ export const ConfigSchema = Type.Object(
     billing: Type.Object(
       {
         holdTtlSeconds: Positive(3600, 'A hold not settled by then is released by the sweeper.'),
+        // docs/decisions/0100: an account that cannot cover a call's whole output limit is sent
+        // a lower one, down to this (never above what the call asked), before a 402.
+        minimumOutputTokens: Positive(
+          1_024,
+          'The least output limit a call is lowered to when the balance cannot cover its own.',
+        ),
       },
       { additionalProperties: false, default: {} },
     ),
