@@ -1,4 +1,4 @@
-import type { PriceTable } from './price-table.ts';
+import { dearestPromptRate, type PriceTable } from './price-table.ts';
 
 /**
  * The largest output limit, at most `maxOutputTokens`, whose worst case with this prompt
@@ -11,13 +11,9 @@ export function affordOutputTokens(
   promptTokens: number,
   maxOutputTokens: number,
   prices: PriceTable,
+  writesCache = true,
 ): number {
-  const dearestInput = Math.max(
-    prices.input,
-    prices.cacheRead,
-    prices.cacheWrite5m,
-    prices.cacheWrite1h,
-  );
+  const dearestInput = dearestPromptRate(prices, writesCache);
   // ceil(x / 1e6) ≤ available ⇔ x ≤ available × 1e6, for integers.
   const room =
     BigInt(Math.max(0, available)) * 1_000_000n - BigInt(promptTokens) * BigInt(dearestInput);

@@ -175,10 +175,14 @@ export class BillingSession {
     const { ledger, now, holdTtlMs } = this.#dependencies;
     const { principal, model, promptTokens, maxOutputTokens } = this.#start;
     const minimum = Math.min(this.#start.minimumOutputTokens ?? maxOutputTokens, maxOutputTokens);
+    // Only Anthropic upstreams bill cache writes, the dearest prompt rate.
+    const writesCache = model.deployments.some(
+      (deployment) => deployment.provider.kind === 'anthropic',
+    );
     const holdId = `hold_${randomHex(16)}`;
     let limit = maxOutputTokens;
     for (let attempt = 1; ; attempt += 1) {
-      const amount = priceWorstCase(promptTokens, limit, model.prices);
+      const amount = priceWorstCase(promptTokens, limit, model.prices, writesCache);
       const placed = await ledger.placeHold({
         id: holdId,
         accountId: principal.account.id,
@@ -197,11 +201,12 @@ export class BillingSession {
         promptTokens,
         maxOutputTokens,
         model.prices,
+        writesCache,
       );
       if (affordable < minimum || attempt === holdAttempts) {
         throw refuseHold(
           balance,
-          priceWorstCase(promptTokens, minimum, model.prices),
+          priceWorstCase(promptTokens, minimum, model.prices, writesCache),
           'this request',
           minimum < maxOutputTokens
             ? `Even an output limit of ${minimum} tokens does not fit; add credits.`
