@@ -6,6 +6,8 @@ import type { CountText } from './count-call-tokens.ts';
  */
 export interface PromptMeasure {
   text: CountText;
+  /** An object key of the prompt (a tool schema's), counted without a tokenizer call. */
+  key: (key: string) => number;
   perMessage: number;
   perTool: number;
   /** Added once when the request has tools: the provider's own tool-use instructions. */
@@ -26,6 +28,8 @@ const utf8Bytes: CountText = (text) => Buffer.byteLength(text, 'utf8');
  */
 export const byteBound: PromptMeasure = {
   text: utf8Bytes,
+  // Keys are ASCII in practice: a byte a character, without a call into the native side.
+  key: (key) => key.length,
   perMessage: 8,
   perTool: 16,
   toolsPreamble: 512,
@@ -34,13 +38,30 @@ export const byteBound: PromptMeasure = {
 };
 
 /**
+ * A key of a tool schema as a tokenizer reads its JSON (`"type":`): the word, at about four
+ * characters a token, and the punctuation around it. Counting each key with the tokenizer cost a
+ * cache lookup apiece, as much as the rest of an 80 KB body's walk.
+ */
+function keyTokens(key: string): number {
+  return 1 + Math.ceil(key.length / 4);
+}
+
+/**
  * The count with a model's own tokenizer under OpenAI's chat framing (three tokens a message and
  * three priming the reply; docs/decisions/0031) plus the functions' own wrapper, which OpenAI's
  * cookbook puts at about a dozen tokens in all and a few a function. Images at 765 tokens (a
  * four-tile picture), as count_tokens counts them.
  */
 export function tokenizerCount(countText: CountText): PromptMeasure {
-  return { text: countText, perMessage: 3, perTool: 8, toolsPreamble: 12, base: 3, image: 765 };
+  return {
+    text: countText,
+    key: keyTokens,
+    perMessage: 3,
+    perTool: 8,
+    toolsPreamble: 12,
+    base: 3,
+    image: 765,
+  };
 }
 
 /**
@@ -49,6 +70,7 @@ export function tokenizerCount(countText: CountText): PromptMeasure {
  */
 export const characterEstimate: PromptMeasure = {
   text: (text) => Math.ceil(text.length / 4),
+  key: keyTokens,
   perMessage: 3,
   perTool: 8,
   toolsPreamble: 12,
@@ -141,7 +163,7 @@ function measureValue(value: unknown, measure: PromptMeasure): number {
   // and an entries array per object cost ten times the walk itself on an 80 KB body.
   for (const key in part) {
     if (opaqueKeys.has(key)) continue;
-    if (!structureKeys.has(key)) total += measure.text(key);
+    if (!structureKeys.has(key)) total += measure.key(key);
     total += measureValue(part[key], measure);
   }
   return total;
