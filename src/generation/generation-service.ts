@@ -85,6 +85,11 @@ export interface GenerationInput {
    * features that generate through a surface's dialect (`evaluation`).
    */
   meteredAs?: string;
+  /**
+   * The call needs its whole output limit (a forced tool call whose JSON must be complete): a
+   * balance that cannot cover it answers 402 rather than a lower limit (docs/decisions/0100).
+   */
+  keepOutputLimit?: boolean;
   /** Told what the request came to (model, status, tokens, cost) once its billing ends. */
   onSettled?: (summary: SessionSummary) => void;
 }
@@ -282,11 +287,10 @@ export class GenerationService {
       surface: input.meteredAs ?? surface.name,
       promptTokens: await boundPromptTokens(body, model, this.#dependencies.promptTokenizers),
       maxOutputTokens,
-      minimumOutputTokens: minimumOutputLimit(
-        surface.name,
-        body,
-        this.#dependencies.billing.minimumOutputTokens,
-      ),
+      minimumOutputTokens:
+        input.keepOutputLimit === true
+          ? undefined
+          : minimumOutputLimit(surface.name, body, this.#dependencies.billing.minimumOutputTokens),
       ...(input.onSettled !== undefined ? { onEnd: input.onSettled } : {}),
     };
     let session: BillingSession;
