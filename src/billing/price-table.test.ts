@@ -41,6 +41,10 @@ describe('pricing in micro-credits', () => {
     expect(priceWorstCase(1_000, 100, sonnet)).toBe(1_000 * 6 + 100 * 15);
   });
 
+  it('holds the prompt at the input rate where the upstream bills no cache writes', () => {
+    expect(priceWorstCase(1_000, 100, sonnet, false)).toBe(1_000 * 3 + 100 * 15);
+  });
+
   it('stays exact for prices that are not exact binary fractions', () => {
     const table = toPriceTable({ input: 0.15, output: 0.6 });
     expect(table.input).toBe(150_000);

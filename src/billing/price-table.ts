@@ -46,20 +46,26 @@ export function priceUsage(usage: Usage, prices: PriceTable): number {
   return Number((scaled + million - 1n) / million);
 }
 
-/** The most a call can cost: every input token at the dearest input rate, plus the output cap. */
+/**
+ * The dearest rate a prompt token can be priced at: a cache write's where the upstream may write
+ * the cache (Anthropic's markers), otherwise the input's or a cache read's (OpenAI's caching
+ * writes nothing it bills).
+ */
+export function dearestPromptRate(prices: PriceTable, writesCache = true): number {
+  const read = Math.max(prices.input, prices.cacheRead);
+  return writesCache ? Math.max(read, prices.cacheWrite5m, prices.cacheWrite1h) : read;
+}
+
+/** The most a call can cost: every input token at the dearest prompt rate, plus the output cap. */
 export function priceWorstCase(
   inputTokens: number,
   maxOutputTokens: number,
   prices: PriceTable,
+  writesCache = true,
 ): number {
-  const dearestInput = Math.max(
-    prices.input,
-    prices.cacheRead,
-    prices.cacheWrite5m,
-    prices.cacheWrite1h,
-  );
   const scaled =
-    BigInt(inputTokens) * BigInt(dearestInput) + BigInt(maxOutputTokens) * BigInt(prices.output);
+    BigInt(inputTokens) * BigInt(dearestPromptRate(prices, writesCache)) +
+    BigInt(maxOutputTokens) * BigInt(prices.output);
   const million = 1_000_000n;
   return Number((scaled + million - 1n) / million);
 }

@@ -99,6 +99,13 @@ export const errorCatalogue = {
     type: 'billing_error',
     message: 'The credits balance cannot cover this request.',
   },
+  // docs/decisions/0101: the balance would cover the request, but requests in flight reserve it.
+  credits_reserved: {
+    status: 402,
+    type: 'billing_error',
+    message:
+      'The credits balance is reserved by requests in flight; retry once they finish (retry-after).',
+  },
   not_found: { status: 404, type: 'not_found_error', message: 'Not found.' },
   method_not_allowed: {
     status: 405,

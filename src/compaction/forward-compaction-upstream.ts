@@ -7,7 +7,7 @@ import {
   type BillingDependencies,
   type SessionStart,
 } from '../generation/billing-session.ts';
-import { estimateInputTokens } from '../generation/estimate-input-tokens.ts';
+import { byteBound, measurePrompt } from '../generation/measure-prompt.ts';
 import { buildUpstreamHeaders } from '../generation/upstream-headers.ts';
 import { decodeOpenAIResponsesUsage } from '../providers/openai-responses/decode-openai-responses-usage.ts';
 import { openAIResponsesProvider } from '../providers/openai-responses/openai-responses-provider.ts';
@@ -66,11 +66,7 @@ export async function forwardCompactionUpstream(
     principal: request.principal,
     model,
     surface: 'responses',
-    estimatedInputTokens: estimateInputTokens(
-      request.body,
-      Buffer.byteLength(JSON.stringify(request.body)),
-      model.contextWindow,
-    ),
+    promptTokens: measurePrompt(request.body, byteBound, model.contextWindow),
     // The upstream decides how long its compaction is; hold for the longest answer.
     maxOutputTokens: model.maxOutputTokens,
   };

@@ -35,6 +35,7 @@ export function composeGatewayParts(options: {
       rateLimiter,
       limits: config.limits,
       holdTtlMs: config.billing.holdTtlSeconds * 1000,
+      minimumOutputTokens: config.billing.minimumOutputTokens,
       now,
       open: new OpenSessions(),
     },

@@ -239,6 +239,15 @@ export const ConfigSchema = Type.Object(
     billing: Type.Object(
       {
         holdTtlSeconds: Positive(3600, 'A hold not settled by then is released by the sweeper.'),
+        // docs/decisions/0100: an account that cannot cover a call's whole output limit is sent
+        // a lower one, down to this (never above what the call asked), before a 402. At least
+        // 16: OpenAI's Responses API refuses a smaller max_output_tokens.
+        minimumOutputTokens: Type.Integer({
+          minimum: 16,
+          default: 1_024,
+          description:
+            'The least output limit a call is lowered to when the balance cannot cover its own.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

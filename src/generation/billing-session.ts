@@ -1,17 +1,24 @@
 import type { Principal } from '../auth/authenticator.ts';
 import type { CreditLedger } from '../billing/credit-ledger.ts';
+import { affordOutputTokens } from '../billing/afford-output-tokens.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { priceUsage, priceWorstCase } from '../billing/price-table.ts';
 import type { SettlementOutbox } from '../billing/settlement-outbox.ts';
 import type { CatalogModel } from '../catalog/model-catalog.ts';
-import { ApiError } from '../canonical/generation-error.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { LimitSet } from '../config/config-schema.ts';
 import type { RateLimiter, RateLimitLease } from '../limits/rate-limiter.ts';
 import { randomHex } from '../shared/random-hex.ts';
 import type { OpenSessions } from './open-sessions.ts';
 import { admitRequest } from './priced-call.ts';
+import { refuseHold } from './refuse-hold.ts';
 import type { UsageStore } from './usage-store.ts';
+
+/**
+ * Tries at placing a hold before a 402: the first at the call's whole limit, then at what the
+ * balance read after each refusal affords, which requests in flight may take first.
+ */
+const holdAttempts = 3;
 
 export interface BillingDependencies {
   ledger: CreditLedger;
@@ -24,6 +31,11 @@ export interface BillingDependencies {
   now(): number;
   /** Counts the sessions holding credits, so a closing gateway waits for their settlements. */
   open?: OpenSessions;
+  /**
+   * The least output limit a call is sent when the balance cannot cover the one it asked for
+   * (`billing.minimumOutputTokens`, docs/decisions/0100); never above what the call asked.
+   */
+  minimumOutputTokens?: number;
 }
 
 export interface SessionStart {
@@ -31,8 +43,16 @@ export interface SessionStart {
   principal: Principal;
   model: CatalogModel;
   surface: string;
-  estimatedInputTokens: number;
+  /** The prompt's part of the hold: the best count of it the gateway has (bound-prompt-tokens.ts). */
+  promptTokens: number;
+  /** The most output the call may be sent upstream: what it asked, within the model's limit. */
   maxOutputTokens: number;
+  /**
+   * The least output limit the call may be lowered to when the balance cannot cover
+   * `maxOutputTokens` (docs/decisions/0100); absent, it is never lowered (compaction, whose
+   * upstream decides the length itself).
+   */
+  minimumOutputTokens?: number;
   /** Told what the request came to once it ends, for its completion log line. */
   onEnd?: (summary: SessionSummary) => void;
 }
@@ -67,12 +87,21 @@ export class BillingSession {
   readonly #startedAt: number;
   #lease: RateLimitLease | undefined;
   #holdId: string | undefined;
+  #outputLimit = 0;
   #ended = false;
 
   private constructor(dependencies: BillingDependencies, start: SessionStart) {
     this.#dependencies = dependencies;
     this.#start = start;
     this.#startedAt = dependencies.now();
+  }
+
+  /**
+   * The output limit the hold covers, the one to send upstream: the call's own, or less when the
+   * balance could not cover that (docs/decisions/0100).
+   */
+  get outputLimit(): number {
+    return this.#outputLimit;
   }
 
   /** Admits and holds; throws 429 or 402 having changed nothing. */
@@ -132,34 +161,60 @@ export class BillingSession {
     this.#lease = await admitRequest(
       this.#dependencies,
       this.#start.principal,
-      this.#start.estimatedInputTokens + this.#start.maxOutputTokens,
+      this.#start.promptTokens + this.#start.maxOutputTokens,
     );
   }
 
+  /**
+   * docs/decisions/0100: the hold covers the prompt and the call's whole output limit when the
+   * available balance allows; otherwise the largest limit it affords, down to the configured
+   * minimum. The balance read and the hold are two steps, so another request may take the
+   * credits in between: the hold is tried again with a fresh figure a few times before a 402.
+   */
   async #hold(): Promise<void> {
     const { ledger, now, holdTtlMs } = this.#dependencies;
-    const { principal, model } = this.#start;
-    const amount = priceWorstCase(
-      this.#start.estimatedInputTokens,
-      this.#start.maxOutputTokens,
-      model.prices,
+    const { principal, model, promptTokens, maxOutputTokens } = this.#start;
+    const minimum = Math.min(this.#start.minimumOutputTokens ?? maxOutputTokens, maxOutputTokens);
+    // Only Anthropic upstreams bill cache writes, the dearest prompt rate.
+    const writesCache = model.deployments.some(
+      (deployment) => deployment.provider.kind === 'anthropic',
     );
     const holdId = `hold_${randomHex(16)}`;
-    const placed = await ledger.placeHold({
-      id: holdId,
-      accountId: principal.account.id,
-      amount,
-      expiresAt: now() + holdTtlMs,
-    });
-    if (!placed) {
+    let limit = maxOutputTokens;
+    for (let attempt = 1; ; attempt += 1) {
+      const amount = priceWorstCase(promptTokens, limit, model.prices, writesCache);
+      const placed = await ledger.placeHold({
+        id: holdId,
+        accountId: principal.account.id,
+        amount,
+        expiresAt: now() + holdTtlMs,
+      });
+      if (placed) {
+        this.#holdId = holdId;
+        this.#outputLimit = limit;
+        this.#dependencies.open?.opened();
+        return;
+      }
       const balance = await ledger.getBalance(principal.account.id);
-      throw new ApiError(
-        'insufficient_credits',
-        `The credits balance cannot cover this request: it may cost up to ${(amount / 1e6).toFixed(6)} credits and ${(Math.max(0, balance.available) / 1e6).toFixed(6)} are available. Lower max tokens or add credits.`,
+      const affordable = affordOutputTokens(
+        balance.available,
+        promptTokens,
+        maxOutputTokens,
+        model.prices,
+        writesCache,
       );
+      if (affordable < minimum || attempt === holdAttempts) {
+        throw refuseHold(
+          balance,
+          priceWorstCase(promptTokens, minimum, model.prices, writesCache),
+          'this request',
+          minimum < maxOutputTokens
+            ? `Even an output limit of ${minimum} tokens does not fit; add credits.`
+            : 'Lower max tokens or add credits.',
+        );
+      }
+      limit = affordable;
     }
-    this.#holdId = holdId;
-    this.#dependencies.open?.opened();
   }
 
   async #releaseLease(actualTokens: number): Promise<void> {

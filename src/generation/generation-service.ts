@@ -22,7 +22,7 @@ import {
   type SessionSummary,
 } from './billing-session.ts';
 import { detectRequiredCapabilities } from './detect-required-capabilities.ts';
-import { estimateInputTokens } from './estimate-input-tokens.ts';
+import { boundPromptTokens, countPromptLocally } from './bound-prompt-tokens.ts';
 import type { PromptTokenizers } from './prompt-tokenizers.ts';
 import { sizePromptAtStart } from './prompt-size-at-start.ts';
 import { isIgnoredField } from './match-ignored-field.ts';
@@ -88,6 +88,11 @@ export interface GenerationInput {
    * features that generate through a surface's dialect (`evaluation`).
    */
   meteredAs?: string;
+  /**
+   * The call needs its whole output limit (a forced tool call whose JSON must be complete): a
+   * balance that cannot cover it answers 402 rather than a lower limit (docs/decisions/0100).
+   */
+  keepOutputLimit?: boolean;
   /** Told what the request came to (model, status, tokens, cost) once its billing ends. */
   onSettled?: (summary: SessionSummary) => void;
 }
@@ -199,6 +204,25 @@ function requestedMaxOutput(
 }
 
 /**
+ * An Anthropic thinking budget must be at least 1 024 tokens and below `max_tokens` (Messages
+ * API, extended thinking), so a thinking request is never lowered under 1 025.
+ */
+const leastThinkingOutput = 1_025;
+
+/** The least output limit the balance may lower this call to (docs/decisions/0100). */
+function minimumOutputLimit(
+  surface: SurfaceName,
+  body: Record<string, unknown>,
+  configured: number | undefined,
+): number | undefined {
+  if (configured === undefined) return undefined;
+  const thinking = body.thinking as { type?: unknown } | undefined;
+  return surface === 'messages' && thinking?.type === 'enabled'
+    ? Math.max(configured, leastThinkingOutput)
+    : configured;
+}
+
+/**
  * The text-generation use case (docs/architecture.md): decode → resolve model → capability check →
  * rate limit → hold → provider call with fallback before the first byte → meter → settle → encode.
  */
@@ -255,21 +279,21 @@ export class GenerationService {
       promptCache,
       defaultMaxOutputTokens: model.maxOutputTokens,
     };
-    const { attempts, ignored } = this.#planAttempts(
-      surface,
-      body,
-      model,
-      options,
-      maxOutputTokens,
-    );
+    const planned = this.#planAttempts(surface, body, model, options, maxOutputTokens);
+    let attempts = planned.attempts;
+    const ignored = planned.ignored;
 
     const start = {
       requestId: input.requestId,
       principal,
       model,
       surface: input.meteredAs ?? surface.name,
-      estimatedInputTokens: estimateInputTokens(body, input.bodyBytes, model.contextWindow),
+      promptTokens: await boundPromptTokens(body, model, this.#dependencies.promptTokenizers),
       maxOutputTokens,
+      minimumOutputTokens:
+        input.keepOutputLimit === true
+          ? undefined
+          : minimumOutputLimit(surface.name, body, this.#dependencies.billing.minimumOutputTokens),
       ...(input.onSettled !== undefined ? { onEnd: input.onSettled } : {}),
     };
     let session: BillingSession;
@@ -280,6 +304,13 @@ export class GenerationService {
       if (error instanceof ApiError)
         await BillingSession.recordRefusal(this.#dependencies.billing, start, error.status);
       throw error;
+    }
+    const headers: Record<string, string> = {};
+    if (session.outputLimit < maxOutputTokens) {
+      // docs/decisions/0100: the balance affords a shorter answer; the upstream is sent that
+      // limit (its stop reason says when it is reached) and the client is told.
+      attempts = this.#planAttempts(surface, body, model, options, session.outputLimit).attempts;
+      headers['x-switchyard-output-limit'] = String(session.outputLimit);
     }
 
     const upstreamAbort = new AbortHandle();
@@ -318,7 +349,6 @@ export class GenerationService {
       promptSize?.discard();
       promptSize = sizePrompt(attempt);
     }
-    const headers: Record<string, string> = {};
     if (ignored.length > 0) headers['x-switchyard-ignored-fields'] = ignored.join(', ');
     const context: StreamContext = {
       surface,
@@ -330,7 +360,14 @@ export class GenerationService {
       request: body,
       renameModel: createModelRenamer(model.id),
       session,
-      estimatedPromptTokens: Math.ceil(input.bodyBytes / 4),
+      countPrompt: () =>
+        countPromptLocally(
+          body,
+          attempt.deployment,
+          this.#dependencies.promptTokenizers,
+          model.contextWindow,
+        ),
+      outputLimit: session.outputLimit,
       deployment: attempt.deployment.label,
       abort: () => upstreamAbort.abort(),
       clientGone: () => input.signal.aborted,

@@ -1,11 +1,11 @@
 import type { Principal } from '../auth/authenticator.ts';
 import type { SettlementResult } from '../billing/credit-ledger.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
-import { microPerCredit } from '../billing/micro-credits.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { RateLimitLease } from '../limits/rate-limiter.ts';
 import { randomHex } from '../shared/random-hex.ts';
 import type { BillingDependencies } from './billing-session.ts';
+import { refuseHold } from './refuse-hold.ts';
 import type { UsageRecord } from './usage-store.ts';
 
 /**
@@ -68,8 +68,10 @@ export interface PriceHold {
 }
 
 /**
- * Reserves the worst-case price; 402 `insufficient_credits` naming both amounts when the available
- * balance cannot cover it. A free call holds nothing and answers undefined.
+ * Reserves the worst-case price; when the available balance cannot cover it, 402
+ * `insufficient_credits` naming both amounts, or `credits_reserved` with `retry-after` when only
+ * the holds of requests in flight stand in the way (refuse-hold.ts). A free call holds nothing and
+ * answers undefined.
  */
 export async function holdPrice(
   dependencies: PricedCallDependencies,
@@ -86,10 +88,7 @@ export async function holdPrice(
   });
   if (placed) return id;
   const balance = await ledger.getBalance(hold.principal.account.id);
-  throw new ApiError(
-    'insufficient_credits',
-    `The credits balance cannot cover ${hold.what}: it may cost up to ${formatCredits(hold.amount)} credits and ${formatCredits(Math.max(0, balance.available))} are available. Add credits.`,
-  );
+  throw refuseHold(balance, hold.amount, hold.what, 'Add credits.');
 }
 
 export interface PricedSettlement {
@@ -155,8 +154,4 @@ export async function settlePricedCall(
       createdAt,
     },
   });
-}
-
-function formatCredits(micro: number): string {
-  return (micro / microPerCredit).toFixed(6);
 }

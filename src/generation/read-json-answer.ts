@@ -55,7 +55,7 @@ export async function readJsonAnswer(input: {
     chargeDeliveredUsage(
       undefined,
       { events: 1, characters: countAnswerText[input.provider.kind](parsed) },
-      context.estimatedPromptTokens,
+      context,
     );
   if (input.sameDialect) {
     const usage = delivered(input.passthrough.readResultUsage(parsed)?.usage);

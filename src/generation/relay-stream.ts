@@ -23,8 +23,13 @@ export interface StreamContext {
   /** Puts the catalog model id into a relayed JSON text (rename-relayed-model.ts). */
   renameModel(json: string): string;
   session: BillingSession;
-  /** The prompt at about four bytes a token: its input charge when the upstream never said. */
-  estimatedPromptTokens: number;
+  /**
+   * The prompt's local count (bound-prompt-tokens.ts): its input charge when the upstream never
+   * said, counted only then.
+   */
+  countPrompt(): number;
+  /** The output limit the upstream was sent: no estimate of a cut answer's output exceeds it. */
+  outputLimit: number;
   deployment: string;
   abort(): void;
   /** True once the client went away: a broken upstream read is then our own abort. */
@@ -165,7 +170,7 @@ export async function* relayStream(
       usage:
         outcome === 'ok' && reported !== undefined
           ? reported
-          : chargeDeliveredUsage(reported, delivered, context.estimatedPromptTokens),
+          : chargeDeliveredUsage(reported, delivered, context),
       deployment: context.deployment,
       outcome,
       status: 200,
@@ -273,7 +278,7 @@ export async function* translateStream(
       usage:
         outcome === 'ok' && usage !== undefined
           ? usage
-          : chargeDeliveredUsage(usage, delivered, context.estimatedPromptTokens),
+          : chargeDeliveredUsage(usage, delivered, context),
       deployment: context.deployment,
       outcome,
       status: 200,

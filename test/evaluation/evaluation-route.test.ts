@@ -11,6 +11,7 @@ import {
   startEvaluationBed,
   type EvaluationBed,
 } from './evaluation-test-bed.ts';
+import { byteBound, measurePrompt } from '../../src/generation/measure-prompt.ts';
 
 const credits = 10_000_000;
 
@@ -149,6 +150,33 @@ describe('POST /v4/ai/evaluation-model: the judge', () => {
   it('answers 402 with nothing charged when the balance cannot cover the judge', async () => {
     const { token } = await bed.gateway.createToken({ credits: 1 });
     const response = await postEvaluation(bed.gateway, evaluationHeaders(token), mixedBody);
+    expect(response.statusCode).toBe(402);
+    expect(bed.upstream.requests).toHaveLength(0);
+  });
+});
+
+describe('POST /v4/ai/evaluation-model on a balance under the judge limit', () => {
+  let bed: EvaluationBed;
+  beforeAll(async () => {
+    // A least output limit under the judge's own, so the balance could lower it.
+    bed = await startEvaluationBed({ config: { billing: { minimumOutputTokens: 16 } } });
+  });
+  afterAll(async () => bed.close());
+
+  it('is never sent a lowered limit, which would cut its tool call (docs/decisions/0100)', async () => {
+    const { token } = await bed.gateway.createToken({ credits });
+    bed.upstream.enqueue(answerEverySlot);
+    expect(
+      (await postEvaluation(bed.gateway, evaluationHeaders(token), mixedBody)).statusCode,
+    ).toBe(200);
+    const judged = bed.upstream.requests[0]?.body as Record<string, unknown>;
+    const limit = judged.max_tokens as number;
+    // The prompt's part of the hold at the dearest rate (6 µ), and 16 output tokens at 15 µ:
+    // room for the least limit, not for the judge's.
+    const prompt = measurePrompt(judged, byteBound, 200_000) * 6;
+    const poor = await bed.gateway.createToken({ credits: prompt + 16 * 15 + (limit - 16) * 7 });
+    bed.upstream.reset();
+    const response = await postEvaluation(bed.gateway, evaluationHeaders(poor.token), mixedBody);
     expect(response.statusCode).toBe(402);
     expect(bed.upstream.requests).toHaveLength(0);
   });

@@ -23,13 +23,18 @@ export async function startEvaluationBed(
   options: {
     kind?: 'anthropic' | 'openai-chat' | 'openai-responses';
     model?: Record<string, unknown>;
+    /** Further configuration (billing, limits, …). */
+    config?: Record<string, unknown>;
   } = {},
 ): Promise<EvaluationBed> {
   const clock = { now: Date.now() };
   const bed = await startUpstreamTestBed({
     providers: { judge: { kind: options.kind ?? 'anthropic' } },
     models: [testModel('judge-model', 'judge', options.model ?? {})],
-    config: { evaluation: { modelId: evaluationModelId, judgeModel: 'judge-model' } },
+    config: {
+      ...options.config,
+      evaluation: { modelId: evaluationModelId, judgeModel: 'judge-model' },
+    },
     now: () => clock.now,
   });
   return { upstream: bed.fake, gateway: bed.gateway, clock, close: bed.close };

@@ -86,9 +86,9 @@ describe('the generation pipeline around the codecs', () => {
   });
 
   it('never overspends under concurrent requests', async () => {
-    // Each hold: (~60 body bytes + 1 024 framing) input tokens × 6 µ + 100 output × 15 µ ≈ 8 000 µ;
-    // 20 000 µ covers 2.
-    const { token, accountId } = await gateway.createToken({ credits: 20_000 });
+    // Each hold: a few dozen input tokens (the prompt's bytes and framing) × 6 µ + 100 output ×
+    // 15 µ ≈ 1 700 µ, each call 1 560 µ: 4 000 µ covers 2.
+    const { token, accountId } = await gateway.createToken({ credits: 4_000 });
     upstream.enqueue(
       ...Array.from({ length: 10 }, () => ({
         output: [{ text: 'ok' }],

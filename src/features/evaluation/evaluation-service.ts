@@ -122,6 +122,8 @@ export class EvaluationService {
         // replays the stored answer instead of paying again.
         signal: new AbortHandle(),
         meteredAs: 'evaluation',
+        // A judge's forced tool call cut at a lowered limit would not parse: 402 instead.
+        keepOutputLimit: true,
       });
       if (reply.kind !== 'json') throw new ApiError('internal', 'The judge call was streamed.');
       if (reply.trace !== undefined) count(tally, reply.trace);

@@ -17,6 +17,7 @@ import {
 } from './image-schema.ts';
 import type { ImageService } from './image-service.ts';
 import type { ImageGenerationRequest } from './image-types.ts';
+import { paymentRequiredResponse } from '../../wire/payment-required-schema.ts';
 
 export interface ImageRouteDependencies {
   authenticator: Authenticator;
@@ -60,7 +61,11 @@ export async function imageRoutes(
         operationId: 'createImageGeneration',
         headers: imageHeadersSchema,
         body: imageRequestSchema,
-        response: { 200: imageGenerationSchema, 202: imageGenerationSchema },
+        response: {
+          200: imageGenerationSchema,
+          202: imageGenerationSchema,
+          ...paymentRequiredResponse('A'),
+        },
       },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {

@@ -13,6 +13,7 @@ import {
 } from './search-schema.ts';
 import { readSearchParameters, runSearch, type SearchRunner } from './run-search.ts';
 import type { SearchParameters } from './search-types.ts';
+import { paymentRequiredResponse } from '../../wire/payment-required-schema.ts';
 
 export interface SearchRouteDependencies {
   authenticator: Authenticator;
@@ -49,7 +50,7 @@ export async function searchRoutes(
         operationId: 'searchWeb',
         headers: searchHeadersSchema,
         body: searchRequestSchema,
-        response: { 200: searchResponseSchema },
+        response: { 200: searchResponseSchema, ...paymentRequiredResponse('A') },
       },
       // The answer is sent as stored, so a replay is the same bytes.
       serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),

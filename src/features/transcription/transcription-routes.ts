@@ -24,6 +24,7 @@ import {
   transcriptionResponseSchema,
 } from './transcription-schema.ts';
 import type { TranscriptionService } from './transcription-service.ts';
+import { paymentRequiredResponse } from '../../wire/payment-required-schema.ts';
 
 export interface TranscriptionRouteDependencies {
   authenticator: Authenticator;
@@ -85,7 +86,7 @@ export async function transcriptionRoutes(
         consumes: ['multipart/form-data'],
         headers: transcriptionHeadersSchema,
         body: transcriptionRequestSchema,
-        response: { 200: transcriptionResponseSchema },
+        response: { 200: transcriptionResponseSchema, ...paymentRequiredResponse('A') },
       },
       // The parts are checked while they stream (read-transcription-form.ts) and the header in
       // onRequest; the schemas describe them in /openapi.json.

@@ -4,6 +4,8 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import type { CountTokensService } from '../../generation/count-tokens-service.ts';
 import type { GenerationService } from '../../generation/generation-service.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
+import { paymentRequiredResponse } from '../../wire/payment-required-schema.ts';
+import { errorShapeForUrl } from '../error-shape.ts';
 import type { HttpMetrics } from '../http-metrics.ts';
 import { generationInputFromRequest } from '../generation-input-from-request.ts';
 import { requireToken } from '../require-token.ts';
@@ -61,7 +63,7 @@ export async function generationRoutes(
         schema: {
           ...(operationId === undefined ? { hide: true } : { operationId }),
           body,
-          response: { 200: response },
+          response: { 200: response, ...paymentRequiredResponse(errorShapeForUrl(url)) },
         },
         // Bodies are validated on the way in; answers are relayed as produced, not re-serialised.
         serializerCompiler: () => (data) =>
