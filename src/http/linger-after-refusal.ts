@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+
+import { isAwaitingContinue } from './defer-continue.ts';
+
+/**
+ * How long, and for how many bytes, a connection refused before its body arrived keeps reading
+ * (docs/decisions/0110). The bytes bound covers the largest upload the gateway takes (25 MiB of
+ * audio and its multipart framing); the time bound is what a client on a slow link needs to read
+ * the answer; a client that sends nothing for `idleMilliseconds` has stopped sending.
+ */
+export const lingerLimits = {
+  bytes: 32 * 1024 * 1024,
+  milliseconds: 5_000,
+  idleMilliseconds: 1_000,
+} as const;
+
+const lingering = Symbol('switchyard.lingering');
+
+interface LingeringSocket extends Socket {
+  [lingering]?: true;
+}
+
+/**
+ * A bounded "lingering close" for a request answered before its body arrived, which is then
+ * closed (`connection: close`). Closing a socket with unread bytes makes the kernel reset the
+ * connection, and the reset can reach the client, still writing its body, before it has read
+ * the answer: it then reports a connection error instead of the status. So after the answer,
+ * the gateway's side is shut down for writing and the body keeps being read and thrown away,
+ * never buffered, until it ends, the client closes, or `lingerLimits` is reached; only then is
+ * the socket destroyed. A client that waits for `100 Continue` has sent no body: it is closed at
+ * once, as before.
+ */
+export function lingerAfterRefusal(request: IncomingMessage): void {
+  const socket = request.socket as LingeringSocket | null;
+  // Injected requests (tests) have no real socket; a second refusal adds nothing.
+  if (!(socket instanceof Socket) || socket[lingering] === true) return;
+  if (request.complete || isAwaitingContinue(request)) return;
+  socket[lingering] = true;
+
+  // Whatever was reading the body (a multipart parser, the JSON reader) is done with it.
+  request.unpipe();
+  request.removeAllListeners('data');
+  let discarded = 0;
+  let idle: NodeJS.Timeout | undefined;
+  request.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > lingerLimits.bytes) socket.destroy();
+    idle?.refresh();
+  });
+  request.once('end', () => socket.destroy());
+  request.resume();
+
+  // Node destroys a connection that is not kept alive with destroySoon() once the answer is
+  // written: end() then destroy(), which is what resets it while the body is still coming.
+  socket.destroySoon = function lingerThenDestroy(this: Socket) {
+    if (this.writable) this.end();
+    const destroy = () => this.destroy();
+    const timer = setTimeout(destroy, lingerLimits.milliseconds);
+    idle = setTimeout(destroy, lingerLimits.idleMilliseconds);
+    this.once('close', () => {
+      clearTimeout(timer);
+      clearTimeout(idle);
+    });
+  };
+}
