@@ -5,12 +5,13 @@ import { isAwaitingContinue } from './defer-continue.ts';
 
 /**
  * How long, and for how many bytes, a connection refused before its body arrived keeps reading
- * (docs/decisions/0110). The bytes bound covers the largest upload the gateway takes (25 MiB of
- * audio and its multipart framing); the time bound is what a client on a slow link needs to read
- * the answer; a client that sends nothing for `idleMilliseconds` has stopped sending.
+ * (docs/decisions/0110). A client reads the answer within moments of its arrival; what it sends
+ * meanwhile is at most what its socket buffers hold, a few MiB. The time bound is what a client
+ * on a slow link needs to read the answer; one that sends nothing for `idleMilliseconds` has
+ * stopped sending.
  */
 export const lingerLimits = {
-  bytes: 32 * 1024 * 1024,
+  bytes: 8 * 1024 * 1024,
   milliseconds: 5_000,
   idleMilliseconds: 1_000,
 } as const;
