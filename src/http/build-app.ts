@@ -11,7 +11,11 @@ import { BodyByteBudget } from './body-byte-budget.ts';
 import { deferContinue } from './defer-continue.ts';
 import { errorShapeForUrl } from './error-shape.ts';
 import { createHttpMetrics, installHttpMetrics, type HttpMetrics } from './http-metrics.ts';
-import { installErrorHandling } from './install-error-handling.ts';
+import {
+  answerFrameworkError,
+  installErrorHandling,
+  maxPathParameterLength,
+} from './install-error-handling.ts';
 import { installJsonBodyParser } from './read-json-body.ts';
 import { logSerializers } from './log-serializers.ts';
 import { hasCredentialInUrl } from './redact-url.ts';
@@ -98,6 +102,8 @@ export async function buildApp(
     requestTimeout: receiveTimeoutMs,
     http: receiveTimeoutHttpOptions(receiveTimeoutMs),
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
+    routerOptions: { maxParamLength: maxPathParameterLength },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Bodies are forwarded as sent on the fast path: validation must never rewrite them.
