@@ -97,11 +97,26 @@ export function answerFrameworkError(
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.code === 'not_ready') {
+    if (apiError.diagnosis !== undefined) {
+      // An upstream's failure: one line naming the provider and the cause, no stack; what the
+      // operator must fix (a key, a baseUrl) at warn, an upstream refusing the client's request
+      // at info (docs/decisions/0111).
+      const level = apiError.status >= 500 ? 'warn' : 'info';
+      request.log[level](
+        { code: apiError.code, status: apiError.status, ...apiError.diagnosis },
+        'upstream call failed',
+      );
+    } else if (apiError.code === 'not_ready') {
       request.log.warn({ reason: describeFailure(error) }, 'a store is unreachable');
     } else if (apiError.code === 'bodies_in_flight_full') {
       // Shedding load is the gateway working as configured (issue 13 §1), not a failure.
       request.log.warn('request body refused: budget full');
+    } else if (error instanceof ApiError && apiError.status >= 500) {
+      // A failure the gateway names itself is no bug: one line, no stack.
+      request.log.warn(
+        { code: apiError.code, status: apiError.status, reason: apiError.message },
+        'request failed',
+      );
     } else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, apiError.toGenerationError(), errorShapeForUrl(request.url));
   });
