@@ -17,8 +17,8 @@ import { freePort } from '../support/free-port.ts';
  * store, and the gateway sees its effects. The gateway runs `src/main.ts` as `npm start` does,
  * without the build step, on a temporary data folder and a free port. `--help` and `bootstrap`
  * (the README's first-token step) run through the installed bin; the other commands run in this
- * test's process, a process other than the gateway's, opening the store as the bin does, because
- * each start of the bin pays for the TypeScript loader.
+ * test's process, a process other than the gateway's, opening the store as the bin does, which
+ * keeps the suite short.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
