@@ -3,7 +3,8 @@
 // older than the sources: compiling TypeScript on every command took seconds (docs/decisions/0113).
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const built = new URL('../dist/cli/switchyard-cli.js', import.meta.url);

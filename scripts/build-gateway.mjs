@@ -5,6 +5,7 @@
 // runs the build. `--cli-only` rebuilds the CLI alone (bin/switchyard.js does when it is stale).
 import { existsSync } from 'node:fs';
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import process from 'node:process';
 import { URL } from 'node:url';
 import { build } from 'esbuild';
 
