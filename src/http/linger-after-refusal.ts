@@ -39,22 +39,31 @@ export function lingerAfterRefusal(request: IncomingMessage): void {
   if (request.complete || isAwaitingContinue(request)) return;
   socket[lingering] = true;
 
-  // Whatever was reading the body (a multipart parser, the JSON reader) is done with it.
+  // Whatever was reading the body (a multipart parser, the JSON reader) is done with it. The
+  // bounds count from the moment the answer is written; until then the body is only thrown away.
   request.unpipe();
   request.removeAllListeners('data');
+  let answered = false;
   let discarded = 0;
   let idle: NodeJS.Timeout | undefined;
   request.on('data', (chunk: Buffer) => {
     discarded += chunk.length;
-    if (discarded > lingerLimits.bytes) socket.destroy();
+    if (answered && discarded > lingerLimits.bytes) socket.destroy();
     idle?.refresh();
   });
-  request.once('end', () => socket.destroy());
+  request.once('end', () => {
+    // The whole body is read: nothing is left to reset the connection, so Node's own close
+    // (after the answer, if it is still to come) is safe.
+    if (answered) socket.destroy();
+    else Reflect.deleteProperty(socket, 'destroySoon');
+  });
   request.resume();
 
   // Node destroys a connection that is not kept alive with destroySoon() once the answer is
   // written: end() then destroy(), which is what resets it while the body is still coming.
   socket.destroySoon = function lingerThenDestroy(this: Socket) {
+    answered = true;
+    discarded = 0;
     if (this.writable) this.end();
     const destroy = () => this.destroy();
     const timer = setTimeout(destroy, lingerLimits.milliseconds);
