@@ -31,6 +31,11 @@ describe('a provider configured wrongly', () => {
           doubled: { kind: 'openai-chat', baseUrl: `${fake.url}/v1`, apiKeyEnv: 'GOOD_KEY' },
           failing: { kind: 'openai-chat', baseUrl: fake.url, apiKeyEnv: 'GOOD_KEY' },
         },
+        search: {
+          providers: [
+            { id: 'keyless-search', kind: 'tavily', baseUrl: fake.url, apiKeyEnv: unsetVariable },
+          ],
+        },
         models: [
           testModel('via-keyless', 'keyless'),
           testModel('via-doubled', 'doubled'),
@@ -54,10 +59,12 @@ describe('a provider configured wrongly', () => {
     };
   });
 
-  it('warns at start, naming the provider and the unset variable, once', () => {
+  it('warns at start, naming each provider and the unset variable, once', () => {
     const about = warnings.filter((warning) => warning.message.includes(unsetVariable));
-    expect(about).toHaveLength(1);
-    expect(about[0]?.fields).toEqual({ provider: 'keyless', apiKeyEnv: unsetVariable });
+    expect(about.map((warning) => warning.fields)).toEqual([
+      { provider: 'keyless', apiKeyEnv: unsetVariable },
+      { provider: 'keyless-search', apiKeyEnv: unsetVariable },
+    ]);
     expect(warnings.some((warning) => warning.message.includes('GOOD_KEY'))).toBe(false);
   });
 
