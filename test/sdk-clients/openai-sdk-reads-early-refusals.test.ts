@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 
 import { useTestBed } from '../support/use-test-bed.ts';
 import { startTranscriptionBed } from '../transcription/transcription-test-bed.ts';
-import type { RefusedUploadOutcome, RefusedUploadPlan } from './refused-upload-child.ts';
+import type { RefusedUploadOutcome, RefusedUploadPlan } from './send-refused-uploads-child.ts';
 
 const run = promisify(execFile);
-const script = fileURLToPath(new URL('./refused-upload-child.ts', import.meta.url));
+const script = fileURLToPath(new URL('./send-refused-uploads-child.ts', import.meta.url));
 
 /**
  * A request refused from its headers is answered before its body arrives. The official SDK is
