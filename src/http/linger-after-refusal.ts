@@ -4,16 +4,16 @@ import { Socket } from 'node:net';
 import { isAwaitingContinue } from './defer-continue.ts';
 
 /**
- * How long, and for how many bytes, a connection refused before its body arrived keeps reading
- * (docs/decisions/0110). A client reads the answer within moments of its arrival; what it sends
- * meanwhile is at most what its socket buffers hold, a few MiB. The time bound is what a client
- * on a slow link needs to read the answer; one that sends nothing for `idleMilliseconds` has
- * stopped sending.
+ * The bounds of the read after an early refusal, counted from the answer (docs/decisions/0110).
+ * After `bytes` the gateway stops reading (the client's writes stall) but does not reset: what
+ * socket buffers held before the answer can exceed them while the client has not yet read it.
+ * A client that sends nothing for `idleMilliseconds` has stopped sending; `milliseconds` is the
+ * longest a connection lingers, what a client on a slow or busy machine needs to read the answer.
  */
 export const lingerLimits = {
   bytes: 8 * 1024 * 1024,
   milliseconds: 5_000,
-  idleMilliseconds: 1_000,
+  idleMilliseconds: 2_000,
 } as const;
 
 const lingering = Symbol('switchyard.lingering');
@@ -28,8 +28,8 @@ interface LingeringSocket extends Socket {
  * connection, and the reset can reach the client, still writing its body, before it has read
  * the answer: it then reports a connection error instead of the status. So after the answer,
  * the gateway's side is shut down for writing and the body keeps being read and thrown away,
- * never buffered, until it ends, the client closes, or `lingerLimits` is reached; only then is
- * the socket destroyed. A client that waits for `100 Continue` has sent no body: it is closed at
+ * never buffered, until it ends, the client closes, or a bound of `lingerLimits` is reached;
+ * only then is the socket destroyed. A client that waits for `100 Continue` has sent no body: it is closed at
  * once, as before.
  */
 export function lingerAfterRefusal(request: IncomingMessage): void {
@@ -48,7 +48,14 @@ export function lingerAfterRefusal(request: IncomingMessage): void {
   let idle: NodeJS.Timeout | undefined;
   request.on('data', (chunk: Buffer) => {
     discarded += chunk.length;
-    if (answered && discarded > lingerLimits.bytes) socket.destroy();
+    if (answered && discarded > lingerLimits.bytes) {
+      // Enough read: stop reading rather than reset. The client's writes stall, a client that
+      // reads the answer gives up, and the time bound closes the connection of one that does
+      // not. Node stops reading the socket once the paused request's small buffer is full.
+      request.pause();
+      clearTimeout(idle);
+      return;
+    }
     idle?.refresh();
   });
   request.once('end', () => {

@@ -84,7 +84,7 @@ describe('the lingering close after a request refused before its body', () => {
     expect(writer.received()).toContain('"code":"malformed_token"');
     // Socket buffers on both ends hold some megabytes the gateway never read.
     expect(writer.written()).toBeLessThan(lingerLimits.bytes + 16 * 1024 * 1024);
-  });
+  }, 15_000);
 
   it('closes a connection whose client stops sending after the idle bound', async () => {
     const start = Date.now();
