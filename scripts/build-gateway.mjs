@@ -1,8 +1,11 @@
-// Builds the gateway into dist/main.js (plus chunks loaded on demand), that runs on plain Node. Running through
-// the tsx loader costs a loader thread and its heap for the life of the process (docs/performance.md);
-// `npm start` builds first (about a second) and then runs the build.
+// Builds the gateway into dist/main.js (plus chunks loaded on demand) and the operator CLI into
+// dist/cli/, both run on plain Node. Running through the tsx loader costs a loader thread and its
+// heap for the life of the process, and seconds of compiling on every CLI command
+// (docs/performance.md, docs/decisions/0113); `npm start` builds first (about a second) and then
+// runs the build. `--cli-only` rebuilds the CLI alone (bin/switchyard.js does when it is stale).
 import { existsSync } from 'node:fs';
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import process from 'node:process';
 import { URL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -31,11 +34,15 @@ function bundleOnly(packages) {
 
 const dist = new URL('dist/', root);
 
-// Chunk names carry a content hash: drop those of earlier builds.
-await rm(new URL('chunks/', dist), { recursive: true, force: true });
-await build({
-  entryPoints: [new URL('src/main.ts', root).pathname],
-  outdir: dist.pathname,
+/**
+ * The operator CLI is built into a folder of its own, `dist/cli/`: `bin/switchyard.js` rebuilds
+ * it alone (`--cli-only`) when the sources are newer, which must never remove the chunks a
+ * running gateway may still load from `dist/chunks/`.
+ */
+const cliDist = new URL('cli/', dist);
+const cliOnly = process.argv.includes('--cli-only');
+
+const common = {
   bundle: true,
   // Code behind a dynamic import (the PostgreSQL store, the Redis limiter) goes to its own
   // chunk, so its packages load only when the configuration asks for them.
@@ -52,20 +59,38 @@ await build({
   sourcemap: true,
   sourcesContent: false,
   logLevel: 'warning',
+};
+
+if (!cliOnly) {
+  // Chunk names carry a content hash: drop those of earlier builds.
+  await rm(new URL('chunks/', dist), { recursive: true, force: true });
+  await build({
+    ...common,
+    entryPoints: [new URL('src/main.ts', root).pathname],
+    outdir: dist.pathname,
+  });
+}
+await rm(cliDist, { recursive: true, force: true });
+await build({
+  ...common,
+  entryPoints: { 'switchyard-cli': new URL('src/cli/run-operator-cli.ts', root).pathname },
+  outdir: cliDist.pathname,
 });
 // V8 keeps each module's source text for the life of the process, one byte a character only if
 // every character is ASCII. esbuild escapes non-ASCII in strings but keeps comments as written, and
 // one section sign (U+00A7) in a comment doubled the build's resident text; replaced one for one (a
 // character outside the BMP by two), so columns, and the source map, stay right.
-for (const file of await readdir(dist, { recursive: true })) {
+for (const file of await readdir(cliOnly ? cliDist : dist, { recursive: true })) {
   if (!file.endsWith('.js')) continue;
-  const path = new URL(file, dist);
+  const path = new URL(file, cliOnly ? cliDist : dist);
   const text = await readFile(path, 'utf8');
   if (/[\u0080-\uffff]/.test(text)) await writeFile(path, text.replace(/[\u0080-\uffff]/g, '?'));
 }
 // Files the code reads beside itself at run time (new URL(..., import.meta.url)).
-await rm(new URL('scripts/', dist), { recursive: true, force: true });
-const installerScripts = new URL('src/install/scripts/', root);
-if (existsSync(installerScripts)) {
-  await cp(installerScripts, new URL('scripts/', dist), { recursive: true });
+if (!cliOnly) {
+  await rm(new URL('scripts/', dist), { recursive: true, force: true });
+  const installerScripts = new URL('src/install/scripts/', root);
+  if (existsSync(installerScripts)) {
+    await cp(installerScripts, new URL('scripts/', dist), { recursive: true });
+  }
 }

@@ -18,6 +18,7 @@ import {
 } from './composition/compose-responses-state.ts';
 import { composeSettlements } from './composition/compose-settlements.ts';
 import { openStore, type StartupWarn } from './composition/open-store.ts';
+import { warnUnsetProviderKeys } from './composition/warn-unset-provider-keys.ts';
 import type { Config } from './config/config-schema.ts';
 import { readAdminToken } from './config/load-config.ts';
 import { composeEvaluation } from './features/evaluation/compose-evaluation.ts';
@@ -87,6 +88,7 @@ export async function composeGateway(
   }
   const compactionSeal = await loadCompactionSeal(config, env);
   const warn = options.warn ?? (() => {});
+  warnUnsetProviderKeys(config, env, warn);
   const store = options.store ?? (await openStore(config, { warn }));
   // Background work logs only after the app below is built.
   const logError = (error: unknown, message: string, fields: Record<string, unknown> = {}) =>

@@ -2,8 +2,8 @@ import pino from 'pino';
 import { composeGateway } from './compose.ts';
 import { shutDown } from './composition/shut-down.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
-import { DependencyUnreachableError } from './store/wait-for-dependency.ts';
 import { createLogStream } from './logging/create-log-stream.ts';
+import { explainStartupFailure, startupExitCodes } from './logging/explain-startup-failure.ts';
 import { logFirstStartHint } from './logging/log-first-start-hint.ts';
 
 /** Process entry: configuration → composition → listen → graceful shutdown. */
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
-      process.exit(78); // EX_CONFIG
+      process.exit(startupExitCodes.configuration);
     }
     throw error;
   }
@@ -25,6 +25,16 @@ async function main(): Promise<void> {
     stream !== undefined
       ? pino({ level: config.server.logLevel }, stream)
       : pino({ level: config.server.logLevel });
+  const listening = { host: config.server.host, port: config.server.port };
+  // A failure the gateway can explain is one line naming the fix and a documented exit code;
+  // anything else is a bug and keeps its stack.
+  const exitExplained = (error: unknown): void => {
+    const failure = explainStartupFailure(error, listening);
+    if (failure === undefined) return;
+    startupLog.fatal(failure.fields, failure.message);
+    startupLog.flush();
+    process.exit(failure.exitCode);
+  };
   let gateway;
   try {
     gateway = await composeGateway(config, {
@@ -33,12 +43,8 @@ async function main(): Promise<void> {
       warn: (message, fields) => startupLog.warn(fields, message),
     });
   } catch (error) {
-    if (!(error instanceof DependencyUnreachableError)) throw error;
-    // docs/decisions/0021: one line naming the dependency and its address, no stack, no credential.
-    const { dependency, address, reason } = error;
-    startupLog.fatal({ dependency, address, reason }, error.message);
-    startupLog.flush();
-    process.exit(69); // EX_UNAVAILABLE
+    exitExplained(error);
+    throw error;
   }
   const { app } = gateway;
   app.log.info(
@@ -78,8 +84,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // A closed terminal or a process manager's "reload": the configuration is only read at
+  // start, so a graceful stop, for the manager to start again (docs/decisions/0112).
+  process.on('SIGHUP', () => shutdown('SIGHUP'));
 
-  await app.listen({ host: config.server.host, port: config.server.port });
+  try {
+    await app.listen(listening);
+  } catch (error) {
+    // The store's lease and connections go before the exit, so the next start is not refused.
+    await gateway.close().catch(() => undefined);
+    exitExplained(error);
+    throw error;
+  }
 }
 
 await main();

@@ -19,11 +19,21 @@ export class ApiError extends Error {
   readonly type: string;
   readonly retryAfter: number | undefined;
   readonly details: unknown;
+  /**
+   * For the operator's log only, never rendered to the client: which upstream failed and why
+   * (provider, path, upstream status, cause). Never a credential.
+   */
+  readonly diagnosis: Readonly<Record<string, string | number>> | undefined;
 
   constructor(
     code: ErrorCode,
     message?: string,
-    options: { retryAfter?: number; details?: unknown; status?: number } = {},
+    options: {
+      retryAfter?: number;
+      details?: unknown;
+      status?: number;
+      diagnosis?: Record<string, string | number>;
+    } = {},
   ) {
     const entry = errorCatalogue[code];
     super(message ?? entry.message);
@@ -34,6 +44,7 @@ export class ApiError extends Error {
     this.retryAfter =
       options.retryAfter === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfter));
     this.details = options.details;
+    this.diagnosis = options.diagnosis;
   }
 
   toGenerationError(): GenerationError {

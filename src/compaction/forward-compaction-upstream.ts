@@ -11,7 +11,7 @@ import { byteBound, measurePrompt } from '../generation/measure-prompt.ts';
 import { buildUpstreamHeaders } from '../generation/upstream-headers.ts';
 import { decodeOpenAIResponsesUsage } from '../providers/openai-responses/decode-openai-responses-usage.ts';
 import { openAIResponsesProvider } from '../providers/openai-responses/openai-responses-provider.ts';
-import { mapUpstreamStatus } from '../providers/shared/map-upstream-failure.ts';
+import { mapUpstreamStatus, upstreamOrigin } from '../providers/shared/map-upstream-failure.ts';
 import { isTransportFailure, type UpstreamPools } from '../providers/shared/upstream-pool.ts';
 import { AbortHandle, type AbortSource } from '../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
@@ -149,7 +149,13 @@ async function sendWithFallback(
       }
       return { deployment, object };
     }
-    const failure = mapUpstreamStatus(status, headers, text, now());
+    const origin = upstreamOrigin(
+      providerId,
+      provider,
+      upstreamCompactPath,
+      providerKey(providerId),
+    );
+    const failure = mapUpstreamStatus(status, headers, text, now(), origin);
     if (failure.error.code === 'upstream_rate_limited') rateLimited = failure.error;
     lastError = failure.error;
     if (!failure.retryable) throw failure.error;

@@ -2,7 +2,7 @@ import { createCompactionSeal, type CompactionSeal } from '../compaction/compact
 import type { Config } from '../config/config-schema.ts';
 import { CompactionService } from '../compaction/compaction-service.ts';
 import { loadCompactionSealSecret } from '../compaction/load-compaction-seal-secret.ts';
-import { readSealKeySecret } from '../config/load-config.ts';
+import { ConfigError, readSealKeySecret } from '../config/load-config.ts';
 import type { GatewayFeature } from '../features/gateway-feature.ts';
 import type { ResponsesState } from '../responses-state/responses-state.ts';
 import type { GatewayParts } from '../features/gateway-parts.ts';
@@ -18,12 +18,21 @@ export async function loadCompactionSeal(
   config: Config,
   env: NodeJS.ProcessEnv,
 ): Promise<CompactionSeal> {
-  const sealSecret = await loadCompactionSealSecret({
-    secret: readSealKeySecret(config, env),
-    secretEnv: config.compaction.sealKeyEnv,
-    dataDir: config.dataDir,
-    sharedStore: config.store.backend === 'postgres',
-  });
+  let sealSecret;
+  try {
+    sealSecret = await loadCompactionSealSecret({
+      secret: readSealKeySecret(config, env),
+      secretEnv: config.compaction.sealKeyEnv,
+      dataDir: config.dataDir,
+      sharedStore: config.store.backend === 'postgres',
+    });
+  } catch (error) {
+    // A key that is missing or too short is the configuration's (its message names the fix);
+    // a file the system cannot read keeps its own error.
+    if (error instanceof Error && (error as NodeJS.ErrnoException).code === undefined)
+      throw new ConfigError(error.message);
+    throw error;
+  }
   return createCompactionSeal(sealSecret);
 }
 

@@ -9,7 +9,7 @@ import type { TokenizerName } from '../config/config-schema.ts';
 import { readOpenAIChatTokenizeCount } from '../providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
 import { readOpenAIInputTokens } from '../providers/openai-responses/convert-to-openai-input-tokens-request.ts';
 import { ApiError } from '../canonical/generation-error.ts';
-import { mapUpstreamStatus } from '../providers/shared/map-upstream-failure.ts';
+import { mapUpstreamStatus, upstreamOrigin } from '../providers/shared/map-upstream-failure.ts';
 import { isTransportFailure, type UpstreamPools } from '../providers/shared/upstream-pool.ts';
 import type { AbortHandle } from '../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
@@ -237,8 +237,11 @@ export class CountTokensService {
         `The upstream could not be reached: ${(error as Error).message}`,
       );
     }
-    if (status >= 400)
-      throw mapUpstreamStatus(status, headers, responseText, dependencies.now()).error;
+    if (status >= 400) {
+      const key = dependencies.providerKey(deployment.providerId);
+      const origin = upstreamOrigin(deployment.providerId, deployment.provider, path, key);
+      throw mapUpstreamStatus(status, headers, responseText, dependencies.now(), origin).error;
+    }
     const counted = options.read(parseUntrustedJson(responseText));
     if (counted === undefined)
       throw new ApiError('upstream_error', 'The upstream count had no token count.');

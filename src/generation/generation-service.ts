@@ -9,7 +9,11 @@ import type {
   ProviderKind,
   ProviderRequestOptions,
 } from '../providers/provider-codec.ts';
-import { mapUpstreamStatus } from '../providers/shared/map-upstream-failure.ts';
+import {
+  mapUpstreamStatus,
+  upstreamOrigin,
+  upstreamUrlPath,
+} from '../providers/shared/map-upstream-failure.ts';
 import {
   isTransportFailure,
   type UpstreamPools,
@@ -521,10 +525,13 @@ export class GenerationService {
       const body = encodeEdit(attempt.body, attempt.source);
       // The client's text is only kept for the attempts still to come (json-source.ts).
       if (index === attempts.length - 1) releaseSource(attempt.source);
+      const { path } = providers[provider.kind];
+      const key = providerKey(providerId);
+      const origin = upstreamOrigin(providerId, provider, path, key);
       try {
         const response = await pools.send(provider, {
-          path: providers[provider.kind].path,
-          headers: buildUpstreamHeaders(provider, providerKey(providerId), clientHeaders, {
+          path,
+          headers: buildUpstreamHeaders(provider, key, clientHeaders, {
             sameDialect: attempt.sameDialect,
             stream,
           }),
@@ -536,7 +543,13 @@ export class GenerationService {
           return { attempt, response };
         }
         const text = await response.body.text();
-        const failure = mapUpstreamStatus(response.statusCode, response.headers, text, now());
+        const failure = mapUpstreamStatus(
+          response.statusCode,
+          response.headers,
+          text,
+          now(),
+          origin,
+        );
         if (failure.error.code === 'upstream_rate_limited') rateLimited = failure.error;
         lastError = failure.error;
         if (!failure.retryable) throw failure.error;
@@ -548,6 +561,13 @@ export class GenerationService {
         lastError = new ApiError(
           'upstream_error',
           `The upstream could not be reached or read: ${(error as Error).message}`,
+          {
+            diagnosis: {
+              provider: providerId,
+              upstreamPath: upstreamUrlPath(provider.baseUrl, path),
+              cause: (error as Error).message,
+            },
+          },
         );
       }
     }

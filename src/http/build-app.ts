@@ -11,7 +11,11 @@ import { BodyByteBudget } from './body-byte-budget.ts';
 import { deferContinue } from './defer-continue.ts';
 import { errorShapeForUrl } from './error-shape.ts';
 import { createHttpMetrics, installHttpMetrics, type HttpMetrics } from './http-metrics.ts';
-import { installErrorHandling } from './install-error-handling.ts';
+import {
+  answerFrameworkError,
+  installErrorHandling,
+  maxPathParameterLength,
+} from './install-error-handling.ts';
 import { installJsonBodyParser } from './read-json-body.ts';
 import { logSerializers } from './log-serializers.ts';
 import { hasCredentialInUrl } from './redact-url.ts';
@@ -98,7 +102,11 @@ export async function buildApp(
     requestTimeout: receiveTimeoutMs,
     http: receiveTimeoutHttpOptions(receiveTimeoutMs),
     clientErrorHandler: answerClientError,
-    return503OnClosing: true,
+    frameworkErrors: answerFrameworkError,
+    routerOptions: { maxParamLength: maxPathParameterLength },
+    // A request arriving while the gateway closes is answered 503 by the onRequest hook below,
+    // in the catalogue's shape; Fastify's own answer has the framework's shape.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Bodies are forwarded as sent on the fast path: validation must never rewrite them.
     ajv: {
@@ -122,11 +130,27 @@ export async function buildApp(
     budget: new BodyByteBudget(options.bodiesInFlightLimitBytes ?? defaultBodiesInFlightLimitBytes),
   });
 
+  // Graceful shutdown: close() waits for in-flight requests, but a keep-alive connection that
+  // only becomes idle after close() began would hold the server open until its timeout.
+  let closing = false;
+
   // Hooks that run on every request take a callback rather than return a promise: an async hook
   // costs each request a promise and a turn of the microtask queue.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('request-id', request.id);
     reply.header('x-request-id', request.id);
+    if (closing) {
+      // A new request on a connection still busy when close() began: another instance serves it.
+      reply.header('connection', 'close');
+      sendError(
+        reply,
+        new ApiError('not_ready', 'The gateway is shutting down; retry with a delay.', {
+          retryAfter: 1,
+        }).toGenerationError(),
+        errorShapeForUrl(request.url),
+      );
+      return;
+    }
     // docs/api.md: a token never travels in a URL; refuse it before anything reads it.
     if (hasCredentialInUrl(request.url, request.query)) {
       sendError(
@@ -139,9 +163,6 @@ export async function buildApp(
     done();
   });
 
-  // Graceful shutdown: close() waits for in-flight requests, but a keep-alive connection that
-  // only becomes idle after close() began would hold the server open until its timeout.
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });

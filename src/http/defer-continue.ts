@@ -26,3 +26,8 @@ export function acceptBody(request: IncomingMessage): void {
   (request as AwaitingContinue)[pendingContinue] = undefined;
   if (!response.headersSent) response.writeContinue();
 }
+
+/** True while the client waits for `100 Continue`: it has not sent any of its body. */
+export function isAwaitingContinue(request: IncomingMessage): boolean {
+  return (request as AwaitingContinue)[pendingContinue] !== undefined;
+}

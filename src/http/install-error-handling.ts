@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../canonical/generation-error.ts';
 import {
   DEPENDENCY_RETRY_AFTER_SECONDS,
@@ -6,6 +6,9 @@ import {
 } from '../shared/is-dependency-unavailable.ts';
 import { errorShapeForUrl } from './error-shape.ts';
 import { sendError } from './send-error.ts';
+
+/** Fastify's default `maxParamLength`: a longer path parameter is refused by the router. */
+export const maxPathParameterLength = 100;
 
 /** Maps Fastify's own failures (parsing, validation, limits) onto the error catalogue. */
 export function toApiError(error: FastifyError): ApiError {
@@ -41,6 +44,17 @@ export function toApiError(error: FastifyError): ApiError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_json', `Malformed JSON body: ${error.message}`);
+    case 'FST_ERR_BAD_URL':
+      return new ApiError(
+        'invalid_request',
+        'The URL path is not valid: a percent sign must start a %XX escape of UTF-8 bytes.',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(
+        'invalid_request',
+        `A path segment is longer than ${maxPathParameterLength} characters.`,
+        { status: 414 },
+      );
     default:
       break;
   }
@@ -48,7 +62,10 @@ export function toApiError(error: FastifyError): ApiError {
     return new ApiError('invalid_json', `Malformed JSON body: ${error.message}`);
   if (error.statusCode === 413) return new ApiError('request_too_large');
   if (error.statusCode === 415) return new ApiError('unsupported_media_type');
-  if (error.statusCode === 400) return new ApiError('invalid_request', error.message);
+  // Any other client error the framework or a plugin raises (a multipart part limit, 406 from
+  // the multipart plugin) is the client's: 400 in the catalogue's shape, never a 500.
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+    return new ApiError('invalid_request', error.message);
   return toDependencyError(error) ?? new ApiError('internal');
 }
 
@@ -62,14 +79,44 @@ export function toDependencyError(error: unknown): ApiError | undefined {
   );
 }
 
+/**
+ * Fastify's `frameworkErrors`: errors its router raises before any hook runs (a malformed
+ * percent-encoding, an over-long path parameter), answered in the route family's shape rather
+ * than the framework's own.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  reply.header('request-id', request.id);
+  reply.header('x-request-id', request.id);
+  sendError(reply, toApiError(error).toGenerationError(), errorShapeForUrl(request.url));
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.code === 'not_ready') {
+    if (apiError.diagnosis !== undefined) {
+      // An upstream's failure: one line naming the provider and the cause, no stack; what the
+      // operator must fix (a key, a baseUrl) at warn, an upstream refusing the client's request
+      // at info (docs/decisions/0111).
+      const level = apiError.status >= 500 ? 'warn' : 'info';
+      request.log[level](
+        { code: apiError.code, status: apiError.status, ...apiError.diagnosis },
+        'upstream call failed',
+      );
+    } else if (apiError.code === 'not_ready') {
       request.log.warn({ reason: describeFailure(error) }, 'a store is unreachable');
     } else if (apiError.code === 'bodies_in_flight_full') {
       // Shedding load is the gateway working as configured (docs/operations.md), not a failure.
       request.log.warn('request body refused: budget full');
+    } else if (error instanceof ApiError && apiError.status >= 500) {
+      // A failure the gateway names itself is no bug: one line, no stack.
+      request.log.warn(
+        { code: apiError.code, status: apiError.status, reason: apiError.message },
+        'request failed',
+      );
     } else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, apiError.toGenerationError(), errorShapeForUrl(request.url));
   });

@@ -87,3 +87,45 @@ describe('JSON content types', () => {
     }
   });
 });
+
+describe("the router's own errors in the catalogue's shapes", () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({});
+  });
+  afterAll(async () => gateway.close());
+
+  it('answers a malformed percent-encoding in a path with 400 in shape A or B', async () => {
+    const other = await gateway.app.inject({ method: 'GET', url: '/v1/models/%E0%A4%A' });
+    expect(other.statusCode).toBe(400);
+    expect(other.json()).toEqual({
+      error: {
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+        message: expect.stringContaining('percent'),
+      },
+    });
+    expect(other.headers['request-id']).toMatch(/^req_/);
+    const messages = await gateway.app.inject({ method: 'GET', url: '/v1/messages/%zz' });
+    expect(messages.statusCode).toBe(400);
+    expect(messages.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error' },
+    });
+  });
+
+  it('answers a path parameter over 100 characters with 414 in shape A', async () => {
+    const response = await gateway.app.inject({
+      method: 'GET',
+      url: `/v1/models/${'a'.repeat(300)}`,
+    });
+    expect(response.statusCode).toBe(414);
+    expect(response.json()).toEqual({
+      error: {
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+        message: 'A path segment is longer than 100 characters.',
+      },
+    });
+  });
+});

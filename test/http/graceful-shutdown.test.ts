@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
@@ -109,6 +110,58 @@ describe('graceful shutdown', () => {
     } finally {
       await store.close();
       await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a request that arrives while the gateway closes', () => {
+  it('is answered 503 not_ready with retry-after in the route shape, not the framework shape', async () => {
+    const upstream = await startFakeUpstream();
+    const gateway = await startTestGateway({
+      providers: { chat: { kind: 'openai-chat', baseUrl: upstream.url } },
+      models: [testModel('gpt', 'chat')],
+    });
+    try {
+      const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+      const { token } = await gateway.createToken({ credits: 10_000_000 });
+      upstream.enqueue({ output: [{ text: 'slow' }], delayMs: 400 });
+      const socket = connect(Number(new URL(address).port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      const body = JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] });
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${token}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The connection is busy with the first call, so closing keeps it; the next request on it
+      // arrives after close() began, its body still on the way (or Node would count the
+      // connection idle and close it).
+      const closing = gateway.app.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.write(
+        'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n' +
+          'content-length: 100\r\n\r\n{',
+      );
+      await new Promise((resolve) => socket.once('close', resolve));
+      await closing;
+      const answers = received.split(/(?=HTTP\/1\.1 )/);
+      expect(answers[0]).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answers[1]).toMatch(/^HTTP\/1\.1 503 /);
+      expect(answers[1]?.toLowerCase()).toContain('retry-after: 1');
+      const json = JSON.parse(answers[1]?.slice(answers[1].indexOf('\r\n\r\n') + 4) ?? '');
+      expect(json).toEqual({
+        error: {
+          type: 'overloaded_error',
+          code: 'not_ready',
+          message: 'The gateway is shutting down; retry with a delay.',
+        },
+      });
+    } finally {
+      await gateway.close();
+      await upstream.close();
     }
   });
 });

@@ -13,12 +13,12 @@ import { OperatorService } from '../../src/operator/operator-service.ts';
 import { freePort } from '../support/free-port.ts';
 
 /**
- * docs/decisions/0014: every operator command runs while a real gateway process serves the same
- * embedded store, and the gateway sees its effects. The gateway runs `src/main.ts` as `npm start`
- * does, without the build step, on a temporary data folder and a free port. `--help` and
- * `bootstrap` (the README's first-token step) run through the installed bin; the other commands run
- * in this test's process, a process other than the gateway's, opening the store as the bin does,
- * because each start of the bin pays for the TypeScript loader.
+ * docs/decisions/0014: every operator command runs while a real gateway process serves the same embedded
+ * store, and the gateway sees its effects. The gateway runs `src/main.ts` as `npm start` does,
+ * without the build step, on a temporary data folder and a free port. `--help` and `bootstrap`
+ * (the README's first-token step) run through the installed bin; the other commands run in this
+ * test's process, a process other than the gateway's, opening the store as the bin does, which
+ * keeps the suite short.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);

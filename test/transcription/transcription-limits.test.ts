@@ -185,8 +185,11 @@ describe('transcription limits at their boundaries', () => {
     // Keeps sending after the answer: a gateway that drained the rest would let it all through.
     while (sent < body.length && !closed) {
       const slice = body.subarray(sent, sent + piece);
-      const flushed = socket.write(`${slice.length.toString(16)}\r\n`) && socket.write(slice);
-      socket.write('\r\n');
+      // Every piece of the chunk is written, whatever the buffer says: a skipped piece would
+      // break the chunked framing and make the answer a 400 parse error instead.
+      socket.write(`${slice.length.toString(16)}\r\n`);
+      socket.write(slice);
+      const flushed = socket.write('\r\n');
       sent += slice.length;
       if (!flushed) {
         await new Promise((resolve) => {

@@ -3,6 +3,7 @@ import { openAsBlob } from 'node:fs';
 import type { ApiError } from '../../canonical/generation-error.ts';
 import type { ProviderConfig } from '../../config/config-schema.ts';
 import { exchangeWithUpstream, unreadable } from '../../providers/shared/exchange-with-upstream.ts';
+import { upstreamOrigin } from '../../providers/shared/map-upstream-failure.ts';
 import type { UpstreamPools } from '../../providers/shared/upstream-pool.ts';
 import { AbortHandle } from '../../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
@@ -65,6 +66,12 @@ export async function callTranscriptionUpstream(input: {
       signal: new AbortHandle(),
     },
     name: `transcription upstream ${deployment.providerId}`,
+    origin: upstreamOrigin(
+      deployment.providerId,
+      provider,
+      '/v1/audio/transcriptions',
+      input.apiKey,
+    ),
     answerBytesLimit: ANSWER_BYTES_LIMIT,
     now: input.now,
   });

@@ -35,6 +35,30 @@ export async function readTranscriptionForm(
   parts: AsyncIterable<Multipart>,
   spoolPath: string,
 ): Promise<TranscriptionForm> {
+  try {
+    return await readParts(parts, spoolPath);
+  } catch (error) {
+    throw asFormError(error);
+  }
+}
+
+/**
+ * The multipart parser (busboy) fails with plain errors on a body that is not the form its
+ * headers announce: a wrong boundary, a body cut short, a malformed part header. Those are the
+ * client's, so 400. The gateway's own failures (the spool file's disk, a call into the system)
+ * stay what they are, and the multipart plugin's limit errors carry their own status.
+ */
+function asFormError(error: unknown): unknown {
+  if (!(error instanceof Error) || error instanceof ApiError) return error;
+  const { syscall, statusCode } = error as { syscall?: unknown; statusCode?: unknown };
+  if (syscall !== undefined || typeof statusCode === 'number') return error;
+  return new ApiError('invalid_request', `The multipart body is malformed: ${error.message}.`);
+}
+
+async function readParts(
+  parts: AsyncIterable<Multipart>,
+  spoolPath: string,
+): Promise<TranscriptionForm> {
   const fields: Partial<Record<FieldName, string>> = {};
   let upload: Omit<TranscriptionForm, 'parameters'> | undefined;
   for await (const part of parts) {

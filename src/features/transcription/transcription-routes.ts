@@ -17,6 +17,7 @@ import type {
 } from '../../idempotency/idempotency-service.ts';
 import { randomHex } from '../../shared/random-hex.ts';
 import { readTranscriptionForm } from './read-transcription-form.ts';
+import { requireMultipartHeader } from './require-multipart-header.ts';
 import { transcriptionLimits } from './transcription-limits.ts';
 import {
   transcriptionHeadersSchema,
@@ -79,6 +80,7 @@ export async function transcriptionRoutes(
               required: true,
             },
           );
+          requireMultipartHeader(request.headers['content-type']);
         },
       ],
       schema: {
@@ -95,12 +97,6 @@ export async function transcriptionRoutes(
       serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!request.isMultipart()) {
-        throw new ApiError(
-          'unsupported_media_type',
-          'Send the transcription as multipart/form-data.',
-        );
-      }
       const principal = request.principal as NonNullable<FastifyRequest['principal']>;
       const key = request.transcriptionKey as string;
       acceptBody(request.raw);

@@ -1,5 +1,5 @@
 import { ApiError } from '../../canonical/generation-error.ts';
-import { mapUpstreamStatus } from './map-upstream-failure.ts';
+import { mapUpstreamStatus, type UpstreamOrigin } from './map-upstream-failure.ts';
 import { readBodyAtMost } from './read-body-at-most.ts';
 import {
   isTimeout,
@@ -31,6 +31,8 @@ export async function exchangeWithUpstream(input: {
   name: string;
   answerBytesLimit: number;
   now(): number;
+  /** Which provider answered, for the operator's log of a failure. */
+  origin?: UpstreamOrigin;
 }): Promise<UpstreamExchange> {
   let response;
   try {
@@ -49,7 +51,13 @@ export async function exchangeWithUpstream(input: {
   }
   if (text === undefined) return unreadable(`The answer of the ${input.name} is too large.`);
   if (response.statusCode < 200 || response.statusCode >= 300) {
-    const mapped = mapUpstreamStatus(response.statusCode, response.headers, text, input.now());
+    const mapped = mapUpstreamStatus(
+      response.statusCode,
+      response.headers,
+      text,
+      input.now(),
+      input.origin,
+    );
     return {
       ok: false,
       error: mapped.error,

@@ -36,8 +36,83 @@ export interface UpstreamFailure {
   retryable: boolean;
 }
 
-/** Maps an upstream non-2xx answer onto the catalogue, in one place. */
+/** Which upstream answered, for the operator's log (`ApiError.diagnosis`). */
+export interface UpstreamOrigin {
+  /** The provider's id in the configuration. */
+  provider: string;
+  baseUrl: string;
+  /** The path the gateway asked for, relative to `baseUrl`. */
+  path: string;
+  /** The provider's `apiKeyEnv` when it names a variable that is unset: no credential was sent. */
+  missingKeyEnv?: string | undefined;
+}
+
+/** The origin of a call to `provider`, naming its key variable when that is unset. */
+export function upstreamOrigin(
+  providerId: string,
+  provider: { baseUrl: string; apiKeyEnv?: string | undefined },
+  path: string,
+  key: string | undefined,
+): UpstreamOrigin {
+  return {
+    provider: providerId,
+    baseUrl: provider.baseUrl,
+    path,
+    missingKeyEnv: key === undefined ? provider.apiKeyEnv : undefined,
+  };
+}
+
+/** The URL path the gateway called: the base URL's own path, then the request's. */
+export function upstreamUrlPath(baseUrl: string, path: string): string {
+  return `${new URL(baseUrl).pathname.replace(/\/+$/, '')}${path}`;
+}
+
+/**
+ * Maps an upstream non-2xx answer onto the catalogue, in one place. With its
+ * `origin`, the error carries what the operator needs to fix it (docs/decisions/0111).
+ */
 export function mapUpstreamStatus(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  bodyText: string,
+  now: number,
+  origin?: UpstreamOrigin,
+): UpstreamFailure {
+  const failure = classifyUpstreamStatus(status, headers, bodyText, now);
+  if (origin === undefined) return failure;
+  const { error } = failure;
+  const diagnosis = {
+    provider: origin.provider,
+    upstreamStatus: status,
+    upstreamPath: upstreamUrlPath(origin.baseUrl, origin.path),
+    cause: upstreamCause(status, bodyText, origin),
+  };
+  return {
+    ...failure,
+    error: new ApiError(error.code, error.message, {
+      ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+      ...(error.details !== undefined ? { details: error.details } : {}),
+      status: error.status,
+      diagnosis,
+    }),
+  };
+}
+
+/** One line for the operator: the likely fix first, then what the upstream said. */
+function upstreamCause(status: number, bodyText: string, origin: UpstreamOrigin): string {
+  const said = readUpstreamMessage(bodyText);
+  const upstreamSaid = said === undefined ? '' : ` The upstream said: ${said.slice(0, 300)}`;
+  // What an upstream says about a refused key may quote part of it: never logged.
+  if ((status === 401 || status === 403) && origin.missingKeyEnv !== undefined)
+    return `No credential was sent: the environment variable ${origin.missingKeyEnv} is unset.`;
+  if (status === 401 || status === 403)
+    return "The upstream refused the provider's credential: check the key its apiKeyEnv names.";
+  if (status === 404 || status === 405)
+    return `The upstream has no such path: check the provider's baseUrl (the gateway appends ${origin.path} to it).${upstreamSaid}`;
+  return said === undefined ? `HTTP ${status}.` : said.slice(0, 300);
+}
+
+function classifyUpstreamStatus(
   status: number,
   headers: Record<string, string | string[] | undefined>,
   bodyText: string,
@@ -65,6 +140,17 @@ export function mapUpstreamStatus(
       error: new ApiError(
         'upstream_error',
         `The upstream refused the gateway's credentials (HTTP ${status}).`,
+      ),
+      retryable: true,
+    };
+  }
+  if (status === 404 || status === 405) {
+    // The gateway built the URL from its own configuration (a provider baseUrl ending in /v1
+    // calls /v1/v1/...): the client can fix nothing, and another deployment may be right.
+    return {
+      error: new ApiError(
+        'upstream_error',
+        `The upstream has no such endpoint (HTTP ${status}); the gateway's provider configuration needs fixing.`,
       ),
       retryable: true,
     };

@@ -17,6 +17,11 @@ export interface ProcessLeaseOptions {
   now?: () => number;
 }
 
+/** The embedded store is served by another live gateway process: this one must not start. */
+export class StoreHeldError extends Error {
+  override name = 'StoreHeldError';
+}
+
 export interface ProcessLease {
   /** Gives the store up (on close); another process may take it at once. */
   release(): void;
@@ -57,7 +62,7 @@ export function takeProcessLease(
     const current = read.get();
     if (current !== undefined && !isStale(current, now(), staleAfter, host)) {
       const seconds = Math.max(0, Math.round((now() - current.heartbeat_at) / 1000));
-      throw new Error(
+      throw new StoreHeldError(
         `Another Switchyard process (pid ${current.pid} on ${current.host}, alive ${seconds} s ago) serves this SQLite store. Run one gateway process per embedded store, or several on PostgreSQL (docs/operations.md).`,
       );
     }

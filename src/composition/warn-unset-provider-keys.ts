@@ -1,0 +1,29 @@
+import type { Config } from '../config/config-schema.ts';
+import { readProviderKey } from '../config/load-config.ts';
+import type { StartupWarn } from './open-store.ts';
+
+/**
+ * One start-up warning per provider (generation, transcription, search, images) whose `apiKeyEnv`
+ * names a variable that is unset or empty: its calls go upstream without a credential and come
+ * back refused, which the clients only see as a 502. The warning names the variable, never a
+ * value.
+ */
+export function warnUnsetProviderKeys(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  warn: StartupWarn,
+): void {
+  const providers: Array<{ id: string; apiKeyEnv?: string | undefined }> = [
+    ...Object.entries(config.providers).map(([id, provider]) => ({ ...provider, id })),
+    ...(config.search?.providers ?? []),
+    ...(config.images?.providers ?? []),
+  ];
+  for (const { id, apiKeyEnv } of providers) {
+    if (apiKeyEnv === undefined) continue;
+    if (readProviderKey(apiKeyEnv, env) !== undefined) continue;
+    warn(
+      `provider "${id}": the environment variable ${apiKeyEnv} is unset or empty, so its calls are sent without a credential; set it and restart`,
+      { provider: id, apiKeyEnv },
+    );
+  }
+}
