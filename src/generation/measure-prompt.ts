@@ -68,15 +68,9 @@ export function tokenizerCount(countText: CountText): PromptMeasure {
  * About four characters a token: the prompt's estimate where the upstream never said and the
  * gateway has no tokenizer of the model (what a call cut short is charged, docs/decisions/0016).
  */
-export const characterEstimate: PromptMeasure = {
-  text: (text) => Math.ceil(text.length / 4),
-  key: keyTokens,
-  perMessage: 3,
-  perTool: 8,
-  toolsPreamble: 12,
-  base: 3,
-  image: 765,
-};
+export const characterEstimate: PromptMeasure = tokenizerCount((text) =>
+  Math.ceil(text.length / 4),
+);
 
 /** Top-level fields that configure the call and are not read by the model. */
 const settingKeys = new Set([

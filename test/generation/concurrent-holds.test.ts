@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { OperatorService } from '../../src/operator/operator-service.ts';
+import { grantFundedToken } from '../support/grant-funded-token.ts';
 import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
@@ -143,18 +144,9 @@ describe.runIf(postgresProblem === undefined || ciRequiresPostgres)(
 
     it('spends the grant across the processes', async () => {
       const operator = new OperatorService(store);
-      const account = await operator.createAccount({ name: 'holds', isAdmin: false });
-      await operator.changeCredits({
-        accountId: account.id,
-        amount: grant,
-        reason: 'holds',
-        kind: 'grant',
-      });
-      const { token } = await operator.createToken({
-        accountId: account.id,
+      const { accountId, token } = await grantFundedToken(operator, {
         name: 'holds',
-        expiresAt: null,
-        allowedModels: null,
+        credits: grant,
       });
       upstream.enqueue(
         ...Array.from({ length: requests }, () => ({ output: [{ text: 'ok' }], usage })),
@@ -174,7 +166,7 @@ describe.runIf(postgresProblem === undefined || ciRequiresPostgres)(
           return response.statusCode;
         }),
       );
-      await checkSpending(store, account.id, statuses);
+      await checkSpending(store, accountId, statuses);
     }, 60_000);
   },
 );

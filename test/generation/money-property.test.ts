@@ -1,9 +1,7 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import fc from 'fast-check';
 import pg from 'pg';
@@ -21,6 +19,8 @@ import {
   type FakeUpstream,
   type RecordedRequest,
 } from '../fake-upstream/fake-upstream-server.ts';
+import { grantFundedToken } from '../support/grant-funded-token.ts';
+import { spawnGatewayChildren, type GatewayChildren } from '../support/spawn-gateway-children.ts';
 import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -89,18 +89,9 @@ async function checkScenario(
     calls,
   }: { credits: number; calls: Array<typeof call extends fc.Arbitrary<infer T> ? T : never> },
 ): Promise<void> {
-  const account = await target.operator.createAccount({ name: 'property', isAdmin: false });
-  await target.operator.changeCredits({
-    accountId: account.id,
-    amount: credits,
-    reason: 'property',
-    kind: 'grant',
-  });
-  const { token } = await target.operator.createToken({
-    accountId: account.id,
+  const { accountId, token } = await grantFundedToken(target.operator, {
     name: 'property',
-    expiresAt: null,
-    allowedModels: null,
+    credits,
   });
   upstream.enqueue(...calls.map(() => scriptedReply));
   const statuses = await Promise.all(
@@ -112,16 +103,16 @@ async function checkScenario(
   );
   for (const status of statuses) expect([200, 402]).toContain(status);
 
-  const balance = await target.store.ledger.getBalance(account.id);
+  const balance = await target.store.ledger.getBalance(accountId);
   expect(balance.balance).toBeGreaterThanOrEqual(0);
   expect(balance.held).toBe(0);
-  const records = (await target.store.usage.listUsage(account.id, 100)).filter(
+  const records = (await target.store.usage.listUsage(accountId, 100)).filter(
     (record) => record.outcome !== 'refused',
   );
   expect(records).toHaveLength(statuses.filter((status) => status === 200).length);
   const charged = records.reduce((sum, record) => sum + record.cost, 0);
   expect(balance.balance).toBe(credits - charged);
-  const entries = await target.store.ledger.listEntries(account.id, 100);
+  const entries = await target.store.ledger.listEntries(accountId, 100);
   expect(entries.reduce((sum, entry) => sum + entry.amount, 0)).toBe(balance.balance);
   for (const record of records) {
     const price = priceUsage(
@@ -204,17 +195,15 @@ describe.runIf(withPostgres)(
     let upstream: FakeUpstream;
     let store: Store;
     let folder: string;
-    const children: ChildProcessWithoutNullStreams[] = [];
-    const addresses: string[] = [];
+    let children: GatewayChildren | undefined;
 
     beforeAll(async () => {
       upstream = await startFakeUpstream();
       folder = await mkdtemp(path.join(tmpdir(), 'switchyard-money-'));
       // Creates the schema and its tables before the gateways start.
       store = await openPostgresStore({ connectionString, schema });
-      const script = fileURLToPath(new URL('../support/run-gateway-child.ts', import.meta.url));
-      for (let index = 0; index < 3; index += 1) {
-        const config = {
+      children = await spawnGatewayChildren(
+        [0, 1, 2].map((index) => ({
           dataDir: path.join(folder, `gateway-${index}`),
           store: { backend: 'postgres', postgresUrl: schemaUrl },
           providers: Object.fromEntries(
@@ -227,45 +216,12 @@ describe.runIf(withPostgres)(
             ]),
           ),
           models,
-        };
-        const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(config)], {
-          stdio: ['pipe', 'pipe', 'pipe'],
-          // Every process of one PostgreSQL store seals compaction items with the same secret.
-          env: {
-            ...process.env,
-            SWITCHYARD_SEAL_KEY: 'money-property-test-seal-secret-0123456789',
-          },
-        });
-        children.push(child);
-      }
-      await Promise.all(
-        children.map(
-          (child) =>
-            new Promise<void>((resolve, reject) => {
-              let output = '';
-              let errors = '';
-              child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-              child.stdout.on('data', (chunk: Buffer) => {
-                output += chunk.toString();
-                const match = /listening (\S+)/.exec(output);
-                if (match?.[1] !== undefined) {
-                  addresses.push(match[1]);
-                  resolve();
-                }
-              });
-              child.once('exit', (code) => reject(new Error(`gateway exited ${code}: ${errors}`)));
-            }),
-        ),
+        })),
       );
     }, 120_000);
 
     afterAll(async () => {
-      for (const child of children) child.stdin.end();
-      await Promise.all(
-        children.map((child) =>
-          child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : null,
-        ),
-      );
+      await children?.close();
       await store?.close();
       const client = new pg.Client({ connectionString });
       await client.connect();
@@ -280,6 +236,7 @@ describe.runIf(withPostgres)(
         store,
         operator: new OperatorService(store),
         send: async (index, url, token, body) => {
+          const addresses = children?.addresses ?? [];
           const response = await request(`${addresses[index % addresses.length]}${url}`, {
             method: 'POST',
             headers: { 'x-api-key': token, 'content-type': 'application/json' },

@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 
 import { OperatorService } from '../../src/operator/operator-service.ts';
+import { grantFundedToken } from '../support/grant-funded-token.ts';
 import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -200,19 +201,10 @@ async function checkKillPoints(engine: Engine, fake: FakeImageUpstream, folder: 
   let gateway = await spawnGatewayChild(config, env);
   try {
     for (const point of killPoints) {
-      const account = await operator.createAccount({ name: point.name });
-      await operator.changeCredits({
-        accountId: account.id,
-        amount: credits,
-        reason: 'test grant',
-        kind: 'grant',
-      });
-      const { token } = await operator.createToken({
-        accountId: account.id,
-        name: 'crash test',
+      const { accountId, token } = await grantFundedToken(operator, {
+        name: point.name,
+        credits,
         permissions: ['image:create'],
-        expiresAt: null,
-        allowedModels: null,
       });
       const key = `crash-${point.model}-${killPoints.indexOf(point)}-${Date.now()}`;
       const submitsBefore = fake.submits(point.model === 'picture-sync' ? 'openai' : 'bfl');
@@ -236,10 +228,10 @@ async function checkKillPoints(engine: Engine, fake: FakeImageUpstream, folder: 
       // Once more: still that job, nothing new made.
       expect((await post(gateway, token, key, point.model)).body.id).toBe(jobId);
 
-      expect(await engine.countJobs(account.id), point.name).toBe(1);
+      expect(await engine.countJobs(accountId), point.name).toBe(1);
       const submits = fake.submits(point.model === 'picture-sync' ? 'openai' : 'bfl');
       expect(submits - submitsBefore, point.name).toBe(1);
-      expect(await engine.store.ledger.getBalance(account.id), point.name).toEqual({
+      expect(await engine.store.ledger.getBalance(accountId), point.name).toEqual({
         balance: credits - point.ends.charged,
         held: 0,
         available: credits - point.ends.charged,

@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { expect, it } from 'vitest';
 
 import { OperatorService } from '../../src/operator/operator-service.ts';
+import { grantFundedToken } from '../support/grant-funded-token.ts';
 import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 import { spawnGatewayChild } from '../support/spawn-gateway-child.ts';
 import { startFakeImageUpstream } from './fake-image-upstream.ts';
@@ -33,19 +34,10 @@ it('a stop lets image calls in flight finish within the grace, each charged once
   });
   try {
     const operator = new OperatorService(store);
-    const account = await operator.createAccount({ name: 'stop' });
-    await operator.changeCredits({
-      accountId: account.id,
-      amount: credits,
-      reason: 'test grant',
-      kind: 'grant',
-    });
-    const { token } = await operator.createToken({
-      accountId: account.id,
-      name: 'stop test',
+    const { accountId, token } = await grantFundedToken(operator, {
+      name: 'stop',
+      credits,
       permissions: ['image:create'],
-      expiresAt: null,
-      allowedModels: null,
     });
     const gateway = await spawnGatewayChild(
       {
@@ -95,7 +87,7 @@ it('a stop lets image calls in flight finish within the grace, each charged once
     expect(Date.now() - stoppedAt).toBeLessThan(15_000);
     expect(fake.submits('openai')).toBe(1);
     expect(fake.submits('bfl')).toBe(1);
-    expect(await store.ledger.getBalance(account.id)).toEqual({
+    expect(await store.ledger.getBalance(accountId)).toEqual({
       balance: credits - openaiPrice - bflPrice,
       held: 0,
       available: credits - openaiPrice - bflPrice,

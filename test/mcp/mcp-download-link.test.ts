@@ -1,31 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { inlineImageMaxBytes } from '../../src/features/mcp/download-image-tool.ts';
 import { startImageBed } from '../images/image-test-bed.ts';
-import { encodePng } from '../images/png-bytes.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
-import { postMcp, rpc } from './mcp-test-bed.ts';
+import { postMcp, rpc, storeImagePastInlineSize } from './mcp-test-bed.ts';
 
 describe('download_image without server.publicBaseUrl (docs/decisions/0121)', () => {
   const bed = useTestBed(() => startImageBed());
 
   it('answers an image past the inline size with a tool error, never a link built from Host', async () => {
     const { token, accountId } = await bed.gateway.createToken({ credits: 1_000_000 });
-    // Random pixels do not compress: a PNG just over the inline limit.
-    const width = 1100;
-    const height = Math.ceil(inlineImageMaxBytes / (width * 3)) + 2;
-    const large = encodePng(width, height, randomBytes(width * height * 3));
-    expect(large.length).toBeGreaterThan(inlineImageMaxBytes);
-    const stored = await bed.gateway.storage.storeAsset({
-      accountId,
-      name: 'large.png',
-      contentType: 'image/png',
-      source: 'image_result',
-      body: Readable.from([large]),
-      protected: false,
-      preparedAt: Date.now(),
-    });
+    const { stored } = await storeImagePastInlineSize(bed.gateway, accountId);
 
     const response = await postMcp(
       bed.gateway,

@@ -1,10 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inlineImageMaxBytes } from '../../src/features/mcp/download-image-tool.ts';
 import { startFakeImageUpstream } from '../images/fake-image-upstream.ts';
 import {
   bflPrice,
@@ -15,10 +13,9 @@ import {
   startImageBed,
   type ImageBed,
 } from '../images/image-test-bed.ts';
-import { encodePng } from '../images/png-bytes.ts';
 import { startTestGateway } from '../support/test-gateway.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
-import { connectClient } from './mcp-test-bed.ts';
+import { connectClient, storeImagePastInlineSize } from './mcp-test-bed.ts';
 
 type Json = Record<string, unknown>;
 
@@ -391,20 +388,7 @@ describe('MCP image tools over the SDK client', () => {
 
   it('download_image links to an image past the inline size, and refuses a file that is no image', async () => {
     const { token, accountId } = await bed.gateway.createToken({ credits });
-    // Random pixels do not compress: a PNG just over the inline limit.
-    const width = 1100;
-    const height = Math.ceil(inlineImageMaxBytes / (width * 3)) + 2;
-    const large = encodePng(width, height, randomBytes(width * height * 3));
-    expect(large.length).toBeGreaterThan(inlineImageMaxBytes);
-    const stored = await bed.gateway.storage.storeAsset({
-      accountId,
-      name: 'large.png',
-      contentType: 'image/png',
-      source: 'image_result',
-      body: Readable.from([large]),
-      protected: false,
-      preparedAt: Date.now(),
-    });
+    const { stored, bytes: large } = await storeImagePastInlineSize(bed.gateway, accountId);
     const client = await connect(token);
     const result = await call(client, 'download_image', { asset_id: stored.id });
     expect(result.isError, textOf(result)).toBeFalsy();

@@ -1,7 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import type { Asset } from '../../src/features/storage/asset.ts';
+import { inlineImageMaxBytes } from '../../src/features/mcp/download-image-tool.ts';
+import { encodePng } from '../images/png-bytes.ts';
 import { startSearchBed, type SearchBed } from '../search/search-test-bed.ts';
 import { testModel, type TestGateway } from '../support/test-gateway.ts';
 
@@ -55,4 +61,28 @@ export function postMcp(
 
 export function rpc(method: string, params?: Record<string, unknown>, id: number | string = 1) {
   return { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) };
+}
+
+/**
+ * Stores, as `accountId`'s result image, a PNG just over the size `download_image` answers
+ * inline (random pixels do not compress), for the tests of what the tool does past that size.
+ */
+export async function storeImagePastInlineSize(
+  gateway: TestGateway,
+  accountId: string,
+): Promise<{ stored: Asset; bytes: Buffer }> {
+  const width = 1100;
+  const height = Math.ceil(inlineImageMaxBytes / (width * 3)) + 2;
+  const large = encodePng(width, height, randomBytes(width * height * 3));
+  expect(large.length).toBeGreaterThan(inlineImageMaxBytes);
+  const stored = await gateway.storage.storeAsset({
+    accountId,
+    name: 'large.png',
+    contentType: 'image/png',
+    source: 'image_result',
+    body: Readable.from([large]),
+    protected: false,
+    preparedAt: Date.now(),
+  });
+  return { stored, bytes: large };
 }
