@@ -10,7 +10,7 @@ const outputTokensPerCall = 64;
 /** Message framing and tool definition overhead per call. */
 const inputTokensPerCall = 256;
 
-/** Three bytes a token errs high, as the hold estimate does (estimate-input-tokens.ts). */
+/** Three bytes a token errs high: byte-level tokenizers average more bytes a token on text. */
 const tokens = (text: string) => Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
 
 export interface JudgeBatch {
