@@ -191,6 +191,39 @@ describe('a transcription provider whose baseUrl ends in /v1', () => {
   });
 });
 
+describe('a transcription provider whose key variable is unset', () => {
+  const unset = 'SWITCHYARD_TEST_AUDIO_KEY_NOBODY_SET';
+  const bed = useTestBed(() => {
+    delete process.env[unset];
+    return startTranscriptionBed({ apiKeyEnv: unset });
+  });
+
+  it('names the variable as the cause of the refused call in the log, never to the client', async () => {
+    const { token } = await bed.gateway.createToken({ credits });
+    bed.upstreams[0]?.replies.push({
+      status: 401,
+      body: { error: { message: 'You did not provide an API key.' } },
+    });
+    const response = await postTranscription(
+      bed.gateway,
+      credentials(token, 'keyless-1'),
+      transcriptionForm(wav),
+    );
+    expect(response.statusCode).toBe(502);
+    expect(response.body).not.toContain(unset);
+    expect(bed.upstreams[0]?.requests.at(-1)?.headers.authorization).toBeUndefined();
+    const line = bed.gateway.logs
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find(
+        (entry) =>
+          entry.msg === 'upstream call failed' &&
+          entry.requestId === response.headers['request-id'],
+      );
+    expect(line).toMatchObject({ level: 40, provider: 'audio-0', upstreamStatus: 401 });
+    expect(line?.cause).toContain(unset);
+  });
+});
+
 describe('transcription priced by tokens where the upstream reports them', () => {
   const bed = useTestBed(() =>
     startTranscriptionBed({ pricing: { perSecond: 0.0001, input: 100, output: 200 } }),
