@@ -93,6 +93,8 @@ export async function composeGateway(
   // Background work logs only after the app below is built.
   const logError = (error: unknown, message: string, fields: Record<string, unknown> = {}) =>
     app.log.error({ err: error, ...fields }, message);
+  const logEvent = (level: 'warn' | 'info', message: string, fields: Record<string, unknown>) =>
+    app.log[level](fields, message);
   let limiter;
   try {
     limiter = await composeRateLimiter(config, {
@@ -119,6 +121,7 @@ export async function composeGateway(
     rateLimiter: limiter.rateLimiter,
     settlements,
     logError,
+    logEvent,
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const compaction = composeCompaction(parts, compactionSeal);

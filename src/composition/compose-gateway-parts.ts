@@ -17,10 +17,11 @@ export function composeGatewayParts(options: {
   rateLimiter: RateLimiter;
   settlements: SettlementOutbox;
   logError: GatewayParts['logError'];
+  logEvent: GatewayParts['logEvent'];
   /** The clock (epoch milliseconds); tests move it to cross time windows. */
   now?: () => number;
 }): GatewayParts {
-  const { config, env, store, rateLimiter, settlements, logError } = options;
+  const { config, env, store, rateLimiter, settlements, logError, logEvent } = options;
   const now = options.now ?? (() => Date.now());
   return {
     config,
@@ -42,6 +43,7 @@ export function composeGatewayParts(options: {
     providerKey: rememberProviderKeys(config, env),
     now,
     logError,
+    logEvent,
   };
 }
 

@@ -21,4 +21,10 @@ export interface GatewayParts {
   now(): number;
   /** Logs a failure of background work on the app's logger (available once the app is built). */
   logError(error: unknown, message: string, fields?: Record<string, unknown>): void;
+  /**
+   * Logs what background work met that is no bug, one line without a stack: an upstream's
+   * failure at warn, or at info when the upstream refused the client's request
+   * (docs/decisions/0111).
+   */
+  logEvent(level: 'warn' | 'info', message: string, fields: Record<string, unknown>): void;
 }

@@ -118,6 +118,25 @@ describe('GET /openapi.json: the OpenAPI 3.1 contract', () => {
     );
   });
 
+  it('lists the gateway headers of the 200 answers of the three generation routes', async () => {
+    const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const path of ['/v1/messages', '/v1/responses', '/v1/chat/completions']) {
+      const answer = document.paths[path].post.responses['200'];
+      expect(answer.headers['x-switchyard-output-limit'].schema, path).toMatchObject({
+        type: 'integer',
+        minimum: 1,
+      });
+      expect(answer.headers['x-switchyard-output-limit'].description, path).toContain(
+        'docs/decisions/0100',
+      );
+      expect(answer.headers['x-switchyard-ignored-fields'].schema, path).toMatchObject({
+        type: 'string',
+      });
+      // The headers sit beside the answer's body schema, which stays as it was.
+      expect(answer.content['application/json'].schema.type, path).toBe('object');
+    }
+  });
+
   it('describes callMcp with its JSON-RPC request and both answer types', async () => {
     const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const paths = document.paths as Record<string, Record<string, unknown>>;

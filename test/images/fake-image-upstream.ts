@@ -148,7 +148,8 @@ export async function startFakeImageUpstream(): Promise<FakeImageUpstream> {
         sendJson(response, 200, { created: Math.floor(Date.now() / 1000), data });
         return;
       }
-      if (request.method === 'POST' && url.pathname.startsWith('/v1/')) {
+      // BFL's submit is POST /v1/<model>: a deeper path (a baseUrl ending in /v1) is no route.
+      if (request.method === 'POST' && /^\/v1\/[^/]+$/.test(url.pathname)) {
         const id = `bfl-${(jobs.size + 1).toString().padStart(4, '0')}-${Math.random().toString(16).slice(2, 8)}`;
         jobs.set(id, { polls: 0, format: String(body?.output_format ?? 'png') });
         sendJson(response, 200, { id, polling_url: `${fake.url}/v1/get_result?id=${id}` });

@@ -90,6 +90,47 @@ describe('POST /v1/search: upstream failures, fallback and money', () => {
     expect(await balanceOf(accountId)).toEqual({ balance: credits, held: 0, available: credits });
   });
 
+  /** The one line the error handler writes for an upstream's failure (docs/decisions/0111). */
+  const upstreamFailureLine = (requestId: unknown) =>
+    (bed as SearchBed).gateway.logs
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find((entry) => entry.msg === 'upstream call failed' && entry.requestId === requestId);
+
+  it('answers an upstream 404 from a wrong baseUrl with 502, logging provider and path without the query', async () => {
+    const upstream = await startFakeSearchUpstream();
+    bed = await startSearchBed(['brave'], { baseUrls: [`${upstream.url}/v1`] });
+    const { token, accountId } = await bed.gateway.createToken({ credits });
+    const response = await postSearch(bed.gateway, bearer(token), { query: 'private words' });
+    await upstream.close();
+    expect(upstream.requests.map((request) => request.path)).toEqual(['/v1/res/v1/web/search']);
+    expect(response.statusCode).toBe(502);
+    expect(response.json().error.code).toBe('upstream_error');
+    const line = upstreamFailureLine(response.headers['request-id']);
+    expect(line).toMatchObject({
+      level: 40,
+      provider: 'brave-0',
+      upstreamStatus: 404,
+      upstreamPath: '/v1/res/v1/web/search',
+    });
+    expect(line?.cause).toContain('baseUrl');
+    expect(bed.gateway.logs.join('\n')).not.toContain('private');
+    expect(await balanceOf(accountId)).toEqual({ balance: credits, held: 0, available: credits });
+  });
+
+  it('names the unset key variable as the cause of a refused call, never the client', async () => {
+    const unset = 'SWITCHYARD_TEST_SEARCH_KEY_NOBODY_SET';
+    delete process.env[unset];
+    bed = await startSearchBed(['tavily'], { provider: { apiKeyEnv: unset } });
+    const { token } = await bed.gateway.createToken({ credits });
+    bed.upstreams[0]?.replies.push({ status: 401, body: { detail: { error: 'Unauthorized' } } });
+    const response = await postSearch(bed.gateway, bearer(token), { query: 'q' });
+    expect(response.statusCode).toBe(502);
+    expect(response.body).not.toContain(unset);
+    const line = upstreamFailureLine(response.headers['request-id']);
+    expect(line).toMatchObject({ level: 40, provider: 'tavily-0', upstreamStatus: 401 });
+    expect(line?.cause).toContain(unset);
+  });
+
   it('answers 402 without the balance for the price, before asking any provider', async () => {
     bed = await startSearchBed(['tavily']);
     const { token } = await bed.gateway.createToken({ credits: price - 1 });

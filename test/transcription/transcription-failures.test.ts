@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { useTestBed } from '../support/use-test-bed.ts';
 import { buildWav } from './build-wav.ts';
+import { startFakeTranscriptionUpstream } from './fake-transcription-upstream.ts';
 import {
   credentials,
   postTranscription,
@@ -144,6 +145,82 @@ describe('transcription money and upstream failures', () => {
     // The multipart reader logs the request headers at trace; they arrive redacted.
     expect(logs).toContain('Providing options to busboy');
     expect(logs).toContain('"authorization":"[Redacted]"');
+  });
+});
+
+/** docs/decisions/0111: a wrong baseUrl is the gateway's mistake, told to the operator. */
+describe('a transcription provider whose baseUrl ends in /v1', () => {
+  const bed = useTestBed(async () => {
+    const upstream = await startFakeTranscriptionUpstream();
+    const started = await startTranscriptionBed({ baseUrls: [`${upstream.url}/v1`] });
+    return {
+      ...started,
+      async close() {
+        await started.close();
+        await upstream.close();
+      },
+    };
+  });
+
+  it("answers 502, not the client's 400, and logs provider, path called and cause in one warn line", async () => {
+    const { token, accountId } = await bed.gateway.createToken({ credits });
+    const response = await postTranscription(
+      bed.gateway,
+      credentials(token, 'doubled-1'),
+      transcriptionForm(wav),
+    );
+    expect(response.statusCode).toBe(502);
+    expect(response.json().error.code).toBe('upstream_error');
+    const lines = bed.gateway.logs
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .filter((entry) => entry.requestId === response.headers['request-id']);
+    const failures = lines.filter((entry) => entry.msg === 'upstream call failed');
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({
+      level: 40,
+      provider: 'audio-0',
+      upstreamStatus: 404,
+      upstreamPath: '/v1/v1/audio/transcriptions',
+    });
+    expect(failures[0]?.cause).toContain('baseUrl');
+    expect(lines.filter((entry) => (entry.level as number) >= 50)).toEqual([]);
+    expect(await bed.gateway.store.ledger.getBalance(accountId)).toMatchObject({
+      balance: credits,
+      available: credits,
+    });
+  });
+});
+
+describe('a transcription provider whose key variable is unset', () => {
+  const unset = 'SWITCHYARD_TEST_AUDIO_KEY_NOBODY_SET';
+  const bed = useTestBed(() => {
+    delete process.env[unset];
+    return startTranscriptionBed({ apiKeyEnv: unset });
+  });
+
+  it('names the variable as the cause of the refused call in the log, never to the client', async () => {
+    const { token } = await bed.gateway.createToken({ credits });
+    bed.upstreams[0]?.replies.push({
+      status: 401,
+      body: { error: { message: 'You did not provide an API key.' } },
+    });
+    const response = await postTranscription(
+      bed.gateway,
+      credentials(token, 'keyless-1'),
+      transcriptionForm(wav),
+    );
+    expect(response.statusCode).toBe(502);
+    expect(response.body).not.toContain(unset);
+    expect(bed.upstreams[0]?.requests.at(-1)?.headers.authorization).toBeUndefined();
+    const line = bed.gateway.logs
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find(
+        (entry) =>
+          entry.msg === 'upstream call failed' &&
+          entry.requestId === response.headers['request-id'],
+      );
+    expect(line).toMatchObject({ level: 40, provider: 'audio-0', upstreamStatus: 401 });
+    expect(line?.cause).toContain(unset);
   });
 });
 

@@ -30,6 +30,8 @@ export async function startTranscriptionBed(
     pricing?: Record<string, number>;
     /** Replaces a deployment's fake address, e.g. with one nothing listens on. */
     baseUrls?: Array<string | undefined>;
+    /** The variable every deployment's key is read from; the bed sets only its own. */
+    apiKeyEnv?: string;
     config?: Record<string, unknown>;
   } = {},
 ): Promise<TranscriptionBed> {
@@ -42,7 +44,7 @@ export async function startTranscriptionBed(
     providers[`audio-${index}`] = {
       kind: 'openai-transcription',
       baseUrl: options.baseUrls?.[index] ?? upstream.url,
-      apiKeyEnv: 'AUDIO_UPSTREAM_KEY',
+      apiKeyEnv: options.apiKeyEnv ?? 'AUDIO_UPSTREAM_KEY',
     };
   });
   const gateway = await startTestGateway(

@@ -1,6 +1,10 @@
 import { ApiError } from '../../canonical/generation-error.ts';
 import type { ImageProviderConfig } from '../../config/images-config-schema.ts';
-import { mapUpstreamStatus } from '../../providers/shared/map-upstream-failure.ts';
+import {
+  mapUpstreamStatus,
+  upstreamOrigin,
+  upstreamUrlPath,
+} from '../../providers/shared/map-upstream-failure.ts';
 import {
   isTimeout,
   isTransportFailure,
@@ -36,11 +40,18 @@ const jsonAnswerLimit = 64 * 1024 * 1024;
 export class ImageUpstreamClient {
   readonly #pools: UpstreamPools;
   readonly #now: () => number;
+  readonly #apiKey: (provider: ImageProviderConfig) => string | undefined;
   readonly #targets = new Map<string, UpstreamTarget>();
 
-  constructor(pools: UpstreamPools, now: () => number) {
+  /** `apiKey`: the provider's key, to name its unset variable when a call is refused. */
+  constructor(
+    pools: UpstreamPools,
+    now: () => number,
+    apiKey: (provider: ImageProviderConfig) => string | undefined,
+  ) {
     this.#pools = pools;
     this.#now = now;
+    this.#apiKey = apiKey;
   }
 
   async json(
@@ -83,6 +94,20 @@ export class ImageUpstreamClient {
     signal: AbortHandle,
     limit: number,
   ): Promise<Buffer> {
+    // The operator's log names the provider and the path called (docs/decisions/0111); a URL the
+    // upstream handed out may be signed in its query string, which stays out of the log.
+    const origin = upstreamOrigin(
+      provider.id,
+      { baseUrl: target.baseUrl, apiKeyEnv: provider.apiKeyEnv },
+      path.split('?')[0] ?? '',
+      this.#apiKey(provider),
+    );
+    const unreachable = (why: string, error: unknown) =>
+      failure(provider, why, {
+        provider: provider.id,
+        upstreamPath: upstreamUrlPath(origin.baseUrl, origin.path),
+        cause: (error as Error).message,
+      });
     let response;
     try {
       const body = call.form === undefined ? call.body : await toFormData(call.form);
@@ -95,7 +120,10 @@ export class ImageUpstreamClient {
       });
     } catch (error) {
       if (!isTransportFailure(error)) throw error;
-      throw failure(provider, isTimeout(error) ? 'did not answer in time' : 'could not be reached');
+      throw unreachable(
+        isTimeout(error) ? 'did not answer in time' : 'could not be reached',
+        error,
+      );
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -110,7 +138,7 @@ export class ImageUpstreamClient {
       }
     } catch (error) {
       if (error instanceof ImageUpstreamFailure || !isTransportFailure(error)) throw error;
-      throw failure(provider, 'broke off');
+      throw unreachable('broke off', error);
     }
     const body = Buffer.concat(chunks);
     if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -119,6 +147,7 @@ export class ImageUpstreamClient {
         response.headers,
         body.toString('utf8'),
         this.#now(),
+        origin,
       );
       throw new ImageUpstreamFailure(mapped.error, mapped.retryable);
     }
@@ -167,9 +196,15 @@ async function toFormData(form: ImageUpstreamForm): Promise<FormData> {
   return body;
 }
 
-function failure(provider: ImageProviderConfig, why: string): ImageUpstreamFailure {
+function failure(
+  provider: ImageProviderConfig,
+  why: string,
+  diagnosis?: Record<string, string>,
+): ImageUpstreamFailure {
   return new ImageUpstreamFailure(
-    new ApiError('upstream_error', `The image provider ${provider.id} ${why}.`),
+    new ApiError('upstream_error', `The image provider ${provider.id} ${why}.`, {
+      ...(diagnosis === undefined ? {} : { diagnosis }),
+    }),
     true,
   );
 }

@@ -52,16 +52,19 @@ export function composeImages(
     holdTtlMs: parts.billing.holdTtlMs,
     now: parts.now,
   };
-  const upstream = new ImageUpstreamClient(parts.pools, parts.now);
+  const apiKey = (provider: { apiKeyEnv?: string | undefined }) =>
+    readProviderKey(provider.apiKeyEnv, parts.env);
+  const upstream = new ImageUpstreamClient(parts.pools, parts.now, apiKey);
   const context = {
     catalog,
     jobs: dependencies.jobs,
     storage: dependencies.storage,
     upstream,
     billing,
-    apiKey: (provider: { apiKeyEnv?: string }) => readProviderKey(provider.apiKeyEnv, parts.env),
+    apiKey,
     maxResultImageBytes: config.maxResultImageBytes,
     now: parts.now,
+    logEvent: parts.logEvent,
   };
   const workers = new ImageWorkerPool({
     jobs: dependencies.jobs,

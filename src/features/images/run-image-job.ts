@@ -25,6 +25,7 @@ export interface ImageJobContext {
   apiKey(provider: ImageProviderConfig): string | undefined;
   maxResultImageBytes: number;
   now(): number;
+  logEvent(level: 'warn' | 'info', message: string, fields: Record<string, unknown>): void;
 }
 
 /**
@@ -104,7 +105,26 @@ export async function runImageJob(
       context.storage,
     );
     await jobs.finishJob(job.id, owner, { state: 'failed', error: toJobError(failure) }, now());
+    // An error the gateway did not expect is the worker pool's to log, with its stack.
     if (!(error instanceof ApiError) && !(error instanceof ImageUpstreamFailure)) throw error;
+    logJobFailure(job, failure, context);
+  }
+}
+
+/**
+ * One line for the operator per failed job, as the error handler writes for a request
+ * (docs/decisions/0111): the job runs apart from the call that created it, and a client that
+ * polls later is answered its failure without an error. An upstream's failure names the
+ * provider, the path called and the cause, at warn when it is the gateway's or the upstream's
+ * and at info when the upstream refused the client's request.
+ */
+function logJobFailure(job: ImageJob, failure: ApiError, context: ImageJobContext): void {
+  const fields = { jobId: job.id, model: job.model, code: failure.code, status: failure.status };
+  if (failure.diagnosis !== undefined) {
+    const level = failure.status >= 500 ? 'warn' : 'info';
+    context.logEvent(level, 'upstream call failed', { ...fields, ...failure.diagnosis });
+  } else if (failure.status >= 500) {
+    context.logEvent('warn', 'image job failed', { ...fields, reason: failure.message });
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ApiError } from '../../canonical/generation-error.ts';
 import type { SearchProviderConfig } from '../../config/search-config-schema.ts';
 import { exchangeWithUpstream, unreadable } from '../../providers/shared/exchange-with-upstream.ts';
+import { upstreamOrigin } from '../../providers/shared/map-upstream-failure.ts';
 import type { UpstreamPools } from '../../providers/shared/upstream-pool.ts';
 import { AbortHandle } from '../../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../../shared/parse-json.ts';
@@ -39,6 +40,8 @@ export async function callSearchProvider(input: {
       signal: new AbortHandle(),
     },
     name: `search provider ${provider.id}`,
+    // The query string carries the client's search, which is not the operator's log's business.
+    origin: upstreamOrigin(provider.id, provider, call.path.split('?')[0] ?? '', input.apiKey),
     answerBytesLimit: ANSWER_BYTES_LIMIT,
     now: input.now,
   });

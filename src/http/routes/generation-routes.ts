@@ -11,6 +11,24 @@ import { generationInputFromRequest } from '../generation-input-from-request.ts'
 import { requireToken } from '../require-token.ts';
 import { sendEventStream } from '../send-event-stream.ts';
 
+/**
+ * The gateway's own headers on a 200 answer, for the OpenAPI document: @fastify/swagger lists a
+ * response schema's `headers` as the response's headers.
+ */
+const generationAnswerHeaders = {
+  'x-switchyard-output-limit': {
+    type: 'integer',
+    minimum: 1,
+    description:
+      'The output limit the call was sent with, when it was lowered to what the balance affords (docs/decisions/0100).',
+  },
+  'x-switchyard-ignored-fields': {
+    type: 'string',
+    description:
+      "Comma-separated request fields the model's ignoreFields let the gateway drop on this route (docs/decisions/0011).",
+  },
+};
+
 export interface GenerationRouteDependencies {
   authenticator: Authenticator;
   generation: GenerationService;
@@ -63,7 +81,10 @@ export async function generationRoutes(
         schema: {
           ...(operationId === undefined ? { hide: true } : { operationId }),
           body,
-          response: { 200: response, ...paymentRequiredResponse(errorShapeForUrl(url)) },
+          response: {
+            200: { ...response, headers: generationAnswerHeaders } as TSchema,
+            ...paymentRequiredResponse(errorShapeForUrl(url)),
+          },
         },
         // Bodies are validated on the way in; answers are relayed as produced, not re-serialised.
         serializerCompiler: () => (data) =>
