@@ -116,7 +116,7 @@ describe('closing after a client aborted a stream on a kept-alive connection', (
         closing = gateway.close();
         expect(await within(closing, closeBoundMs)).toBe('done');
       } finally {
-        // Before the fix the close waits for this client to let its connection go.
+        // A close still waiting for this client's connections ends once they are gone.
         await client.destroy();
         await (closing ?? gateway.close());
       }
