@@ -8,6 +8,7 @@ import { ApiError } from '../canonical/generation-error.ts';
 import type { OperatorService } from '../operator/operator-service.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { BodyByteBudget } from './body-byte-budget.ts';
+import { UnusedConnections } from './close-unused-connections.ts';
 import { deferContinue } from './defer-continue.ts';
 import { errorShapeForUrl } from './error-shape.ts';
 import { createHttpMetrics, installHttpMetrics, type HttpMetrics } from './http-metrics.ts';
@@ -131,8 +132,10 @@ export async function buildApp(
   });
 
   // Graceful shutdown: close() waits for in-flight requests, but a keep-alive connection that
-  // only becomes idle after close() began would hold the server open until its timeout.
+  // only becomes idle after close() began, or one that never sent a request, would hold the
+  // server open until its client lets go.
   let closing = false;
+  const unusedConnections = new UnusedConnections(app.server);
 
   // Hooks that run on every request take a callback rather than return a promise: an async hook
   // costs each request a promise and a turn of the microtask queue.
@@ -165,6 +168,7 @@ export async function buildApp(
 
   app.addHook('preClose', async () => {
     closing = true;
+    unusedConnections.close();
   });
   app.addHook('onResponse', (_request, _reply, done) => {
     if (closing) setImmediate(() => app.server.closeIdleConnections());

@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import type { FakeSuccessReply } from '../fake-upstream/fake-upstream-server.ts';
@@ -72,15 +72,11 @@ describe('the charge of a call cut short (docs/decisions/0102)', () => {
     // (docs/decisions/0003): it counts as it bills.
     bed.fake.enqueueTokenCount({ inputTokens: reply.usage?.input ?? 0 });
     const controller = new AbortController();
-    // A connection of its own: a gateway with a keep-alive connection that served a whole stream
-    // and then an aborted one does not finish closing.
-    const agent = new Agent();
     const response = await request(`${bed.origin}${url}`, {
       method: 'POST',
       headers: { 'x-api-key': token, 'content-type': 'application/json' },
       body: JSON.stringify(body),
       signal: controller.signal,
-      dispatcher: agent,
     });
     let received = '';
     try {
@@ -91,7 +87,6 @@ describe('the charge of a call cut short (docs/decisions/0102)', () => {
     } catch {
       // The abort ends the read.
     }
-    await agent.destroy();
     return settledUsageRecord(bed.gateway, accountId);
   }
 
