@@ -4,6 +4,7 @@ import {
   DEPENDENCY_RETRY_AFTER_SECONDS,
   isDependencyUnavailable,
 } from '../shared/is-dependency-unavailable.ts';
+import { planFailureLogLine } from '../logging/plan-failure-log-line.ts';
 import { errorShapeForUrl } from './error-shape.ts';
 import { sendError } from './send-error.ts';
 
@@ -97,27 +98,8 @@ export function answerFrameworkError(
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.diagnosis !== undefined) {
-      // An upstream's failure: one line naming the provider and the cause, no stack; what the
-      // operator must fix (a key, a baseUrl) at warn, an upstream refusing the client's request
-      // at info (docs/decisions/0111).
-      const level = apiError.status >= 500 ? 'warn' : 'info';
-      request.log[level](
-        { code: apiError.code, status: apiError.status, ...apiError.diagnosis },
-        'upstream call failed',
-      );
-    } else if (apiError.code === 'not_ready') {
-      request.log.warn({ reason: describeFailure(error) }, 'a store is unreachable');
-    } else if (apiError.code === 'bodies_in_flight_full') {
-      // Shedding load is the gateway working as configured (docs/operations.md), not a failure.
-      request.log.warn('request body refused: budget full');
-    } else if (error instanceof ApiError && apiError.status >= 500) {
-      // A failure the gateway names itself is no bug: one line, no stack.
-      request.log.warn(
-        { code: apiError.code, status: apiError.status, reason: apiError.message },
-        'request failed',
-      );
-    } else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    const line = planFailureLogLine(error, apiError);
+    if (line !== undefined) request.log[line.level](line.fields, line.message);
     return sendError(reply, apiError.toGenerationError(), errorShapeForUrl(request.url));
   });
   app.setNotFoundHandler((request, reply) => {
@@ -127,10 +109,4 @@ export function installErrorHandling(app: FastifyInstance): void {
     );
     return sendError(reply, error.toGenerationError(), errorShapeForUrl(request.url));
   });
-}
-
-/** One line, no stack: the outage is the news, and the same trace per request is noise. */
-function describeFailure(error: Error): string {
-  const { code } = error as { code?: unknown };
-  return `${error.name}${typeof code === 'string' ? ` ${code}` : ''}: ${error.message.split('\n')[0] ?? ''}`;
 }

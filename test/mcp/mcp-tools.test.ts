@@ -252,6 +252,27 @@ describe('MCP tools over the SDK client', () => {
       held: 0,
     });
   });
+
+  it("logs a provider's 5xx as one warn line naming the provider, without a stack", async () => {
+    const { token } = await bed.gateway.createToken({ credits: 1_000_000 });
+    bed.upstreams[0]?.replies.push({ status: 503, body: { detail: 'overloaded' } });
+    const logged = bed.gateway.logs.length;
+    const result = (await (
+      await connect(bearer(token))
+    ).callTool({ name: 'search', arguments: { query: 'q' } })) as Json;
+    expect(result.isError).toBe(true);
+    const lines = bed.gateway.logs
+      .slice(logged)
+      .map((text) => JSON.parse(text) as Record<string, unknown>);
+    // docs/decisions/0111: an upstream's failure is the operator's one line, never a bug's stack.
+    expect(lines.filter((line) => (line.level as number) >= 50)).toEqual([]);
+    expect(lines.find((line) => line.msg === 'upstream call failed')).toMatchObject({
+      level: 40,
+      tool: 'search',
+      provider: 'tavily-0',
+      upstreamStatus: 503,
+    });
+  });
 });
 
 describe('MCP search and request limits', () => {

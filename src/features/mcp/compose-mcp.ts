@@ -12,6 +12,7 @@ import { createListImageModelsTool } from './list-image-models-tool.ts';
 import { createListModelsTool } from './list-models-tool.ts';
 import { mcpRoutes } from './mcp-routes.ts';
 import type { McpTool } from './mcp-tool.ts';
+import { planFailureLogLine } from '../../logging/plan-failure-log-line.ts';
 import { McpToolbox } from './mcp-toolbox.ts';
 import { createSearchTool } from './search-tool.ts';
 
@@ -49,7 +50,13 @@ export function composeMcp(parts: GatewayParts, services: McpServices): GatewayF
   const toolbox = new McpToolbox({
     tools,
     serverInfo: { name: 'switchyard', version: packageJson.version },
-    logFailure: (error, tool) => parts.logError(error, 'MCP tool failed', { tool }),
+    // The same lines as an HTTP route's failure (docs/decisions/0111), with the tool's name.
+    logFailure: (error, answered, tool) => {
+      const line = planFailureLogLine(error, answered);
+      if (line === undefined) return;
+      if (line.level === 'error') parts.logError(error, 'MCP tool failed', { tool });
+      else parts.logEvent(line.level, line.message, { tool, ...line.fields });
+    },
   });
   return {
     routes: [(app) => mcpRoutes(app, { authenticator: parts.authenticator, toolbox })],

@@ -16,8 +16,8 @@ interface ToolEntry {
 export interface McpToolboxOptions {
   tools: McpTool[];
   serverInfo: { name: string; version: string };
-  /** Told of a tool failure that is the gateway's (a 5xx), with the tool's name. */
-  logFailure(error: unknown, tool: string): void;
+  /** Told of a tool failure that is the gateway's (a 5xx): the error, as answered, and the tool. */
+  logFailure(error: unknown, answered: ApiError, tool: string): void;
 }
 
 /** One line per problem: `max_results: must be <= 10`. */
@@ -138,7 +138,7 @@ export class McpToolbox {
         error instanceof ApiError
           ? error
           : (toDependencyError(error) ?? new ApiError('internal', 'The tool failed unexpectedly.'));
-      if (apiError.status >= 500) this.#options.logFailure(error, name);
+      if (apiError.status >= 500) this.#options.logFailure(error, apiError, name);
       return failure(describeApiError(apiError));
     }
   }
