@@ -3,6 +3,7 @@ import type { Authenticator } from '../../auth/authenticator.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { toApiError } from '../../http/install-error-handling.ts';
 import { requireToken } from '../../http/require-token.ts';
+import { planFailureLogLine } from '../../logging/plan-failure-log-line.ts';
 import { mcpRequestSchema, mcpResponseSchemas } from './mcp-schema.ts';
 import type { McpToolbox } from './mcp-toolbox.ts';
 import { sendMcpError } from './render-mcp-error.ts';
@@ -30,7 +31,9 @@ export async function mcpRoutes(
   // Everything refused before the server sees a message answers as JSON-RPC (decisions/0081).
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'MCP request failed');
+    // The same lines as any route's failure (docs/decisions/0111).
+    const line = planFailureLogLine(error, apiError);
+    if (line !== undefined) request.log[line.level](line.fields, `MCP ${line.message}`);
     return sendMcpError(reply, apiError);
   });
 

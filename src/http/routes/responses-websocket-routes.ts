@@ -8,6 +8,7 @@ import { ApiError } from '../../canonical/generation-error.ts';
 import type { SessionSummary } from '../../generation/billing-session.ts';
 import type { GenerationReply, GenerationService } from '../../generation/generation-service.ts';
 import { splitSseFrames } from '../../generation/serialize-sse.ts';
+import { planFailureLogLine } from '../../logging/plan-failure-log-line.ts';
 import {
   expandResponseAppend,
   type AppendableTurn,
@@ -283,7 +284,10 @@ function serveConnection(
     active.settled = runTurn(data, isBinary, requestId, result)
       .catch(async (error: unknown) => {
         if (error instanceof ApiError) {
-          if (error.status >= 500) request.log.warn({ err: error }, 'responses WebSocket turn');
+          // One line for an upstream's or the gateway's own failure (docs/decisions/0111).
+          const line = planFailureLogLine(error, error);
+          if (line !== undefined)
+            request.log[line.level](line.fields, `WebSocket turn: ${line.message}`);
           return answerError(error, result);
         }
         const unavailable = toDependencyError(error);
