@@ -58,6 +58,15 @@ export function isTransientStatus(status: number): boolean {
 }
 
 /**
+ * A refused call whose cause may be gone at the retry: a transient status, or a storage quota
+ * that was full (413 like a body too large, but freed by deleting files, as 402 is by adding
+ * credits).
+ */
+function isTransientError(error: ApiError): boolean {
+  return isTransientStatus(error.status) || error.code === 'storage_quota_exceeded';
+}
+
+/**
  * Stripe-style idempotency (docs/decisions/0045): the first request claims the key and runs;
  * its final answer is stored and replayed byte for byte within the window; the same key with a
  * different request is 409 `idempotency_key_reused`; a duplicate that arrives while the first
@@ -130,7 +139,7 @@ export class IdempotencyService {
       try {
         answer = await work();
       } catch (error) {
-        if (!(error instanceof ApiError) || isTransientStatus(error.status)) {
+        if (!(error instanceof ApiError) || isTransientError(error)) {
           await this.#store.release(scope, claimId);
           throw error;
         }

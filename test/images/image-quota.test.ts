@@ -62,6 +62,21 @@ describe('image generation against the storage quota', () => {
     );
   });
 
+  it('lets the same key generate once space is freed: a full quota is no final answer', async () => {
+    const { token, accountId } = await tokenWithQuota(maxResultImageBytes - 1);
+    const body = { model: 'picture-sync', prompt: 'later', source: 'credits' };
+    const refused = await createImage(bed.gateway, token, 'retry-after-space', body);
+    expect(refused.statusCode).toBe(413);
+
+    await bed.gateway.store.assets.setQuotaBytes(accountId, 10 * maxResultImageBytes);
+    const served = await createImage(bed.gateway, token, 'retry-after-space', body);
+    expect(served.statusCode).toBe(200);
+    expect(served.headers['idempotent-replayed']).toBeUndefined();
+    expect((await bed.gateway.store.ledger.getBalance(accountId)).balance).toBe(
+      credits - openaiPrice,
+    );
+  });
+
   it('keeps no reference image of a create refused on quota', async () => {
     const sketch = encodePng(8, 8, pixelsFor(8, 8, 3));
     // The results fit, the first reference image fits, the second does not.
