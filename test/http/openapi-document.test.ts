@@ -206,4 +206,30 @@ describe('GET /openapi.json: the OpenAPI 3.1 contract', () => {
       expect(text).toContain(`"${field}"`);
     }
   });
+
+  it('lists both 402 codes (docs/decisions/0101), and retry-after, on every paid route of the OpenAPI document', async () => {
+    const document = (await gateway.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const paths = document.paths as Record<
+      string,
+      { post: { responses: Record<string, Record<string, unknown>> } }
+    >;
+    for (const path of [
+      '/v1/messages',
+      '/v1/responses',
+      '/v1/chat/completions',
+      '/v1/search',
+      '/v1/audio/transcriptions',
+    ]) {
+      const answer = paths[path]?.post.responses['402'];
+      expect(answer, path).toBeDefined();
+      expect(answer?.description).toMatch(/insufficient_credits.*credits_reserved/s);
+      expect(answer?.headers).toHaveProperty('retry-after');
+    }
+    const chat = paths['/v1/chat/completions']?.post.responses['402'] as {
+      content: Record<string, { schema: { properties: { error: { properties: object } } } }>;
+    };
+    expect(
+      JSON.stringify(chat.content['application/json']?.schema.properties.error.properties),
+    ).toMatch(/credits_reserved/);
+  });
 });
