@@ -74,6 +74,7 @@ export default tseslint.config(
       'src/auth/**',
       'src/billing/**',
       'src/catalog/**',
+      'src/routing/**',
       'src/limits/**',
       'src/generation/**',
       'src/config/**',

@@ -34,6 +34,7 @@ import type { StorageService } from './features/storage/storage-service.ts';
 import { buildApp } from './http/build-app.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { OperatorService } from './operator/operator-service.ts';
+import type { Router } from './routing/router.ts';
 import type { Store } from './store/store.ts';
 import { messagesSurface } from './surfaces/messages/messages-surface.ts';
 
@@ -43,6 +44,8 @@ export interface Gateway {
   app: FastifyInstance;
   store: Store;
   catalog: ModelCatalog;
+  /** Chooses upstream targets and holds their health (docs/routing.md). */
+  router: Router;
   operator: OperatorService;
   /** Stored files (docs/decisions/0050): what features call to store, protect and read files. */
   storage: StorageService;
@@ -218,6 +221,7 @@ export async function composeGateway(
     app,
     store,
     catalog: parts.catalog,
+    router: parts.router,
     operator,
     storage: storage.service,
     images: images.service,

@@ -177,6 +177,11 @@ export const errorCatalogue = {
     type: 'api_error',
     message: 'The upstream provider could not be reached or its answer could not be read.',
   },
+  upstream_unavailable: {
+    status: 503,
+    type: 'overloaded_error',
+    message: "Every upstream of this model is failing or out of rotation; retry after the delay.",
+  },
   bodies_in_flight_full: {
     status: 503,
     type: 'overloaded_error',

@@ -6,6 +6,7 @@ import type {
   TokenizerName,
 } from '../config/config-schema.ts';
 import { chooseTokenizer } from './choose-tokenizer.ts';
+import { readUpstreamKeys, type UpstreamKey } from './upstream-key.ts';
 
 export interface Deployment {
   providerId: string;
@@ -15,6 +16,22 @@ export interface Deployment {
   label: string;
   /** The local tokenizer for the upstream model's prompts (OpenAI-style deployments only). */
   tokenizer?: TokenizerName;
+  /** Lower is tried first (docs/routing.md). */
+  priority: number;
+  /** Share of the calls among the healthy deployments of its priority. */
+  weight: number;
+  /** One per upstream key of the provider, in the configuration's order. */
+  targets: RoutingTarget[];
+}
+
+/** Where one attempt goes: a deployment and one of its provider's keys (docs/routing.md). */
+export interface RoutingTarget {
+  /** `provider/upstream-model#key-id`: the name of its health, in metrics and the admin API. */
+  id: string;
+  /** `provider#key-id`: the key's own health (a refused key is refused for every model). */
+  keyScope: string;
+  deployment: Deployment;
+  key: UpstreamKey;
 }
 
 export interface CatalogModel {
@@ -30,6 +47,11 @@ export interface CatalogModel {
   prices: PriceTable;
   deployments: Deployment[];
   ignoreFields: ReadonlySet<string>;
+  routing: ModelConfig['routing'];
+  /** Other public model ids tried after this one's targets (docs/routing.md). */
+  fallbacks: readonly string[];
+  /** Every deployment's targets, lowest priority first (configuration order within one). */
+  targets: readonly RoutingTarget[];
 }
 
 export interface ModelPage {
@@ -42,31 +64,58 @@ export class ModelCatalog {
   readonly #models: CatalogModel[];
   readonly #byId: Map<string, CatalogModel>;
 
-  constructor(config: Pick<Config, 'models' | 'providers'>) {
-    this.#models = config.models.map((model) => ({
-      id: model.id,
-      displayName: model.displayName ?? model.id,
-      created: model.created ?? 0,
-      ownedBy: model.ownedBy ?? 'switchyard',
-      capabilities: model.capabilities,
-      contextWindow: model.contextWindow,
-      maxOutputTokens: model.maxOutputTokens,
-      pricing: model.pricing,
-      prices: toPriceTable(model.pricing),
-      deployments: model.deployments.map((deployment) => {
+  /** `env` holds the providers' keys (read once here: a reload builds a new catalog). */
+  constructor(config: Pick<Config, 'models' | 'providers'>, env: NodeJS.ProcessEnv = {}) {
+    const keysByProvider = new Map<string, UpstreamKey[]>();
+    const keysOf = (providerId: string, provider: TextProviderConfig): UpstreamKey[] => {
+      let keys = keysByProvider.get(providerId);
+      if (keys === undefined) {
+        keys = readUpstreamKeys(provider.apiKeyEnv, env);
+        keysByProvider.set(providerId, keys);
+      }
+      return keys;
+    };
+    this.#models = config.models.map((model) => {
+      const deployments = model.deployments.map((deployment) => {
         // load-config.ts refuses a text model on a provider of another kind.
         const provider = config.providers[deployment.provider] as TextProviderConfig;
         const tokenizer = chooseTokenizer(provider, deployment.upstreamModel, deployment.tokenizer);
-        return {
+        const built: Deployment = {
           providerId: deployment.provider,
           provider,
           upstreamModel: deployment.upstreamModel,
           label: `${deployment.provider}/${deployment.upstreamModel}`,
           ...(tokenizer !== undefined ? { tokenizer } : {}),
+          priority: deployment.priority,
+          weight: deployment.weight,
+          targets: [],
         };
-      }),
-      ignoreFields: new Set(model.ignoreFields ?? []),
-    }));
+        built.targets = keysOf(deployment.provider, provider).map((key) => ({
+          id: `${built.label}#${key.id}`,
+          keyScope: `${deployment.provider}#${key.id}`,
+          deployment: built,
+          key,
+        }));
+        return built;
+      });
+      const byPriority = [...deployments].sort((a, b) => a.priority - b.priority);
+      return {
+        id: model.id,
+        displayName: model.displayName ?? model.id,
+        created: model.created ?? 0,
+        ownedBy: model.ownedBy ?? 'switchyard',
+        capabilities: model.capabilities,
+        contextWindow: model.contextWindow,
+        maxOutputTokens: model.maxOutputTokens,
+        pricing: model.pricing,
+        prices: toPriceTable(model.pricing),
+        deployments,
+        ignoreFields: new Set(model.ignoreFields ?? []),
+        routing: model.routing,
+        fallbacks: model.fallbacks ?? [],
+        targets: byPriority.flatMap((deployment) => deployment.targets),
+      };
+    });
     this.#byId = new Map(this.#models.map((model) => [model.id, model]));
   }
 

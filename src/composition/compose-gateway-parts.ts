@@ -2,11 +2,14 @@ import { Authenticator } from '../auth/authenticator.ts';
 import { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { SettlementOutbox } from '../billing/settlement-outbox.ts';
 import type { Config } from '../config/config-schema.ts';
-import { readProviderKey } from '../config/load-config.ts';
+import { readUpstreamKeys } from '../catalog/upstream-key.ts';
 import type { GatewayParts } from '../features/gateway-parts.ts';
 import { OpenSessions } from '../generation/open-sessions.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import { UpstreamPools } from '../providers/shared/upstream-pool.ts';
+import { MemoryRoutingState } from '../routing/memory-routing-state.ts';
+import type { RoutingState } from '../routing/routing-state.ts';
+import { Router } from '../routing/router.ts';
 import type { Store } from '../store/store.ts';
 
 /** The parts every feature shares: catalog, authentication, upstream pools and billing. */
@@ -20,15 +23,23 @@ export function composeGatewayParts(options: {
   logEvent: GatewayParts['logEvent'];
   /** The clock (epoch milliseconds); tests move it to cross time windows. */
   now?: () => number;
+  /** Shared routing state (Redis); otherwise this process's own. */
+  routingState?: RoutingState;
 }): GatewayParts {
   const { config, env, store, rateLimiter, settlements, logError, logEvent } = options;
   const now = options.now ?? (() => Date.now());
   return {
     config,
     env,
-    catalog: new ModelCatalog(config),
+    catalog: new ModelCatalog(config, env),
     authenticator: new Authenticator(store.apiKeys, store.accounts),
     pools: new UpstreamPools(),
+    router: new Router(
+      options.routingState ??
+        new MemoryRoutingState({ maxPins: config.routing.affinityMaxEntries, now }),
+      config.routing,
+      now,
+    ),
     billing: {
       ledger: store.ledger,
       usage: store.usage,
@@ -48,7 +59,8 @@ export function composeGatewayParts(options: {
 }
 
 /**
- * Each provider's upstream key, read from the environment once: `process.env` is an interceptor
+ * Each provider's first upstream key (count_tokens, compaction and transcription call one key;
+ * generation routes over all of them), read from the environment once: `process.env` is an interceptor
  * that calls getenv, ~3 µs a read on every upstream call in `perf`. Keys do not change while the
  * process runs; a provider the configuration does not name has none.
  */
@@ -59,7 +71,9 @@ function rememberProviderKeys(
   const keys = new Map<string, string | undefined>();
   return (providerId) => {
     if (keys.has(providerId)) return keys.get(providerId);
-    const key = readProviderKey(config.providers[providerId]?.apiKeyEnv, env);
+    const provider = config.providers[providerId];
+    const key =
+      provider === undefined ? undefined : readUpstreamKeys(provider.apiKeyEnv, env)[0]?.secret;
     if (Object.hasOwn(config.providers, providerId)) keys.set(providerId, key);
     return key;
   };

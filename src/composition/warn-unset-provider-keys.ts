@@ -1,4 +1,5 @@
 import type { Config } from '../config/config-schema.ts';
+import { keyVariables } from '../catalog/upstream-key.ts';
 import { readProviderKey } from '../config/load-config.ts';
 import type { StartupWarn } from './open-store.ts';
 
@@ -13,13 +14,15 @@ export function warnUnsetProviderKeys(
   env: NodeJS.ProcessEnv,
   warn: StartupWarn,
 ): void {
-  const providers: Array<{ id: string; apiKeyEnv?: string | undefined }> = [
-    ...Object.entries(config.providers).map(([id, provider]) => ({ ...provider, id })),
-    ...(config.search?.providers ?? []),
-    ...(config.images?.providers ?? []),
+  const providers: Array<{ id: string; apiKeyEnv: string }> = [
+    ...Object.entries(config.providers).flatMap(([id, provider]) =>
+      keyVariables(provider.apiKeyEnv).map((apiKeyEnv) => ({ id, apiKeyEnv })),
+    ),
+    ...[...(config.search?.providers ?? []), ...(config.images?.providers ?? [])].flatMap(
+      ({ id, apiKeyEnv }) => (apiKeyEnv === undefined ? [] : [{ id, apiKeyEnv }]),
+    ),
   ];
   for (const { id, apiKeyEnv } of providers) {
-    if (apiKeyEnv === undefined) continue;
     if (readProviderKey(apiKeyEnv, env) !== undefined) continue;
     warn(
       `provider "${id}": the environment variable ${apiKeyEnv} is unset or empty, so its calls are sent without a credential; set it and restart`,

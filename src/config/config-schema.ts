@@ -8,6 +8,23 @@ import { TranscriptionConfigSchema } from './transcription-config-schema.ts';
 const Positive = (defaultValue: number, description: string) =>
   Type.Integer({ minimum: 1, default: defaultValue, description });
 
+/** One upstream key of a provider: its variable, and the upstream account's own per-minute limits. */
+const UpstreamKeySchema = Type.Union([
+  Type.String({ minLength: 1, description: 'Name of the environment variable with the key.' }),
+  Type.Object(
+    {
+      env: Type.String({ minLength: 1, description: 'Name of the environment variable.' }),
+      requestsPerMinute: Type.Optional(
+        Type.Integer({ minimum: 1, description: "The upstream account's request budget." }),
+      ),
+      tokensPerMinute: Type.Optional(
+        Type.Integer({ minimum: 1, description: "The upstream account's token budget." }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
 export const ProviderConfigSchema = Type.Object(
   {
     kind: Type.Union(
@@ -21,7 +38,13 @@ export const ProviderConfigSchema = Type.Object(
     ),
     baseUrl: Type.String({ minLength: 1, description: 'e.g. https://api.anthropic.com' }),
     apiKeyEnv: Type.Optional(
-      Type.String({ minLength: 1, description: 'Name of the environment variable with the key.' }),
+      Type.Union([
+        Type.String({ minLength: 1, description: 'Name of the environment variable with the key.' }),
+        Type.Array(UpstreamKeySchema, {
+          minItems: 1,
+          description: 'Several keys: each is its own routing target (docs/routing.md).',
+        }),
+      ]),
     ),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     connectTimeoutMs: Positive(10_000, 'TCP/TLS connect timeout.'),
@@ -75,10 +98,38 @@ export const ModelConfigSchema = Type.Object(
           provider: Type.String({ minLength: 1 }),
           upstreamModel: Type.String({ minLength: 1 }),
           tokenizer: Type.Optional(TokenizerSchema),
+          priority: Type.Integer({
+            default: 0,
+            description: 'Lower is tried first; a higher one only when no lower one is healthy.',
+          }),
+          weight: Type.Number({
+            exclusiveMinimum: 0,
+            default: 1,
+            description: "Share of the calls among the healthy deployments of one priority.",
+          }),
         },
         { additionalProperties: false },
       ),
-      { minItems: 1, description: 'Tried in order; the next one on 5xx/timeout before any byte.' },
+      { minItems: 1, description: 'Where the model runs; the router chooses (docs/routing.md).' },
+    ),
+    routing: Type.Object(
+      {
+        strategy: Type.Union(
+          [Type.Literal('weighted'), Type.Literal('least-busy'), Type.Literal('latency')],
+          { default: 'weighted' },
+        ),
+        affinity: Type.Boolean({
+          default: true,
+          description: 'Keep a conversation on the target whose prompt cache is warm.',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    fallbacks: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          'Other model ids tried, in order, after every target of this one failed or when the prompt exceeds its context window.',
+      }),
     ),
     capabilities: Type.Object(
       {
@@ -110,6 +161,34 @@ export const ModelConfigSchema = Type.Object(
     ),
   },
   { additionalProperties: false },
+);
+
+/** How the router treats upstream signals (docs/routing.md). */
+export const RoutingConfigSchema = Type.Object(
+  {
+    cooldownSeconds: Positive(
+      30,
+      'How long a key that answered 429 without a retry-after is left out.',
+    ),
+    failureThreshold: Positive(
+      5,
+      'Consecutive failures (5xx, timeout, connection) that open a target’s circuit.',
+    ),
+    circuitOpenSeconds: Positive(30, 'How long an open circuit waits before one probe call.'),
+    disabledProbeSeconds: Positive(
+      300,
+      'How long a refused (401/403) or exhausted (402) key waits before one probe call.',
+    ),
+    maxAttempts: Positive(3, 'Upstream calls one request may make before its first byte.'),
+    retryDeadlineMs: Positive(30_000, 'No new attempt starts this long after the request began.'),
+    backoffMs: Type.Integer({
+      minimum: 0,
+      default: 50,
+      description: 'Base of the jittered wait before an attempt that follows a 5xx or timeout.',
+    }),
+    affinityMaxEntries: Positive(100_000, 'Conversations remembered for session affinity.'),
+  },
+  { additionalProperties: false, default: {} },
 );
 
 export const LimitSetSchema = Type.Object(
@@ -229,6 +308,7 @@ export const ConfigSchema = Type.Object(
       },
     ),
     models: Type.Array(ModelConfigSchema, { default: [] }),
+    routing: RoutingConfigSchema,
     limits: Type.Object(
       {
         token: Type.Optional(LimitSetSchema),
@@ -312,4 +392,6 @@ export type TextProviderConfig = ProviderConfig & {
 export type ModelConfig = Static<typeof ModelConfigSchema>;
 export type TokenizerName = Exclude<Static<typeof TokenizerSchema>, 'none'>;
 export type LimitSet = Static<typeof LimitSetSchema>;
+export type RoutingConfig = Static<typeof RoutingConfigSchema>;
+export type UpstreamKeyConfig = Static<typeof UpstreamKeySchema>;
 export type ConnectedConfig = Static<typeof ConnectedConfigSchema>;

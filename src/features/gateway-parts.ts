@@ -3,6 +3,7 @@ import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { Config } from '../config/config-schema.ts';
 import type { BillingDependencies } from '../generation/billing-session.ts';
 import type { UpstreamPools } from '../providers/shared/upstream-pool.ts';
+import type { Router } from '../routing/router.ts';
 
 /**
  * The shared parts a feature's `compose-<name>.ts` builds its service from (docs/architecture.md):
@@ -15,6 +16,8 @@ export interface GatewayParts {
   catalog: ModelCatalog;
   authenticator: Authenticator;
   pools: UpstreamPools;
+  /** Chooses the target of every text upstream call and learns their health (docs/routing.md). */
+  router: Router;
   billing: BillingDependencies;
   /** The configured credential of a provider, read from its environment variable. */
   providerKey(providerId: string): string | undefined;

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/authenticator.ts';
 import type { CreditLedger } from '../billing/credit-ledger.ts';
 import { affordOutputTokens } from '../billing/afford-output-tokens.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
-import { priceUsage, priceWorstCase } from '../billing/price-table.ts';
+import { priceUsage, priceWorstCase, type PriceTable } from '../billing/price-table.ts';
 import type { SettlementOutbox } from '../billing/settlement-outbox.ts';
 import type { CatalogModel } from '../catalog/model-catalog.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -42,6 +42,11 @@ export interface SessionStart {
   requestId: string;
   principal: Principal;
   model: CatalogModel;
+  /**
+   * Fallback models the call may be answered by (docs/routing.md): the hold covers the dearest of
+   * them all; the answer is priced as the model that gave it (`priceAs`).
+   */
+  alsoPricedAs?: readonly CatalogModel[];
   surface: string;
   /** The prompt's part of the hold: the best count of it the gateway has (bound-prompt-tokens.ts). */
   promptTokens: number;
@@ -89,11 +94,19 @@ export class BillingSession {
   #holdId: string | undefined;
   #outputLimit = 0;
   #ended = false;
+  /** The model the answer is priced and recorded as: the one asked for, or a fallback. */
+  #pricedAs: CatalogModel;
 
   private constructor(dependencies: BillingDependencies, start: SessionStart) {
     this.#dependencies = dependencies;
     this.#start = start;
+    this.#pricedAs = start.model;
     this.#startedAt = dependencies.now();
+  }
+
+  /** A fallback model answered: the charge and the usage record are its own. */
+  priceAs(model: CatalogModel): void {
+    this.#pricedAs = model;
   }
 
   /**
@@ -173,12 +186,14 @@ export class BillingSession {
    */
   async #hold(): Promise<void> {
     const { ledger, now, holdTtlMs } = this.#dependencies;
-    const { principal, model, promptTokens, maxOutputTokens } = this.#start;
+    const { principal, promptTokens, maxOutputTokens } = this.#start;
     const minimum = Math.min(this.#start.minimumOutputTokens ?? maxOutputTokens, maxOutputTokens);
+    const models = [this.#start.model, ...(this.#start.alsoPricedAs ?? [])];
     // Only Anthropic upstreams bill cache writes, the dearest prompt rate.
-    const writesCache = model.deployments.some(
-      (deployment) => deployment.provider.kind === 'anthropic',
+    const writesCache = models.some((model) =>
+      model.deployments.some((deployment) => deployment.provider.kind === 'anthropic'),
     );
+    const model = { prices: models.length === 1 ? this.#start.model.prices : dearest(models) };
     const holdId = `hold_${randomHex(16)}`;
     let limit = maxOutputTokens;
     for (let attempt = 1; ; attempt += 1) {
@@ -237,7 +252,8 @@ export class BillingSession {
     if (this.#ended) return 0;
     this.#ended = true;
     const { settlements, now } = this.#dependencies;
-    const { requestId, principal, model, surface } = this.#start;
+    const { requestId, principal, surface } = this.#start;
+    const model = this.#pricedAs;
     const usage = result.usage;
     const cost = usage === undefined ? 0 : priceUsage(usage, model.prices);
     const totalTokens =
@@ -285,4 +301,16 @@ export class BillingSession {
       this.#dependencies.open?.ended();
     }
   }
+}
+
+/** Each price the highest among the models: a hold that covers whichever answers. */
+function dearest(models: readonly CatalogModel[]): PriceTable {
+  const pick = (field: keyof PriceTable) => Math.max(...models.map((model) => model.prices[field]));
+  return {
+    input: pick('input'),
+    output: pick('output'),
+    cacheRead: pick('cacheRead'),
+    cacheWrite5m: pick('cacheWrite5m'),
+    cacheWrite1h: pick('cacheWrite1h'),
+  };
 }

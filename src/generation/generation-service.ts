@@ -1,5 +1,10 @@
 import type { Principal } from '../auth/authenticator.ts';
-import type { CatalogModel, Deployment, ModelCatalog } from '../catalog/model-catalog.ts';
+import type {
+  CatalogModel,
+  Deployment,
+  ModelCatalog,
+  RoutingTarget,
+} from '../catalog/model-catalog.ts';
 import type { CallOrigins } from '../canonical/call-origins.ts';
 import type { GenerationCall, TranslationIssue } from '../canonical/generation-call.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -15,10 +20,16 @@ import {
   upstreamUrlPath,
 } from '../providers/shared/map-upstream-failure.ts';
 import {
+  isTimeout,
   isTransportFailure,
   type UpstreamPools,
   type UpstreamResponse,
 } from '../providers/shared/upstream-pool.ts';
+import { classifyUpstreamStatus } from '../routing/classify-attempt.ts';
+import { conversationKey, warmFor } from '../routing/conversation-key.ts';
+import { readRetryAfterMs } from '../routing/read-rate-limit-headers.ts';
+import type { Blocked, Router } from '../routing/router.ts';
+import type { FailureClass } from '../routing/target-health.ts';
 import type { SurfaceCodec, SurfaceName } from '../surfaces/surface-codec.ts';
 import {
   BillingSession,
@@ -50,8 +61,10 @@ export interface GenerationDependencies {
   billing: BillingDependencies;
   providers: Record<ProviderKind, ProviderCodec>;
   passthrough: Record<SurfaceName, PassthroughAdapter>;
-  /** The upstream key of a provider (read from its configured environment variable). */
-  providerKey(providerId: string): string | undefined;
+  /** Chooses each attempt's target and learns from its answer (docs/routing.md). */
+  router: Router;
+  /** Told of every failed attempt, for its one log line (never a key). */
+  logAttemptFailure?: (fields: Record<string, unknown>) => void;
   now(): number;
   /**
    * Responses-style compaction (docs/decisions/0013); without it compaction items are translation
@@ -166,6 +179,50 @@ interface PlannedAttempt {
   source?: Record<string, unknown>;
   call: GenerationCall | undefined;
   dropUsageChunk: boolean;
+  /** Fields the operator let this deployment ignore (x-switchyard-ignored-fields). */
+  ignored: string[];
+}
+
+/** What every deployment's request is built from. */
+interface RequestPlan {
+  surface: SurfaceCodec;
+  body: Record<string, unknown>;
+  promptCache: ProviderRequestOptions['promptCache'];
+  /** The canonical call, decoded once for every cross-dialect deployment. */
+  decoded: { value: GenerationCall; issues: TranslationIssue[]; origins: CallOrigins } | undefined;
+}
+
+/** One model's side of a request: the model asked for, or one of its fallbacks. */
+interface Leg {
+  model: CatalogModel;
+  /** The output limit its attempts are sent (the model's own maximum at most). */
+  outputLimit: number;
+  /** Per deployment: its request once built; null when it cannot carry the request. */
+  attempts: Map<Deployment, PlannedAttempt | null>;
+  /** The first translation issues found, for the 400 when no deployment can carry the request. */
+  issues: { kept: TranslationIssue[]; route: string } | undefined;
+  /** Lowers the output limit (the balance affords less); built requests are built again. */
+  lower(limit: number): void;
+  attempt(deployment: Deployment): PlannedAttempt | null;
+}
+
+interface RouteCall {
+  clientHeaders: Headers;
+  stream: boolean;
+  signal: AbortHandle;
+  requestId: string;
+  /** The conversation's affinity key, when affinity applies. */
+  conversation: string | undefined;
+  body: Record<string, unknown>;
+}
+
+interface Answered {
+  leg: Leg;
+  attempt: PlannedAttempt;
+  target: RoutingTarget;
+  response: UpstreamResponse;
+  /** Upstream calls made, this one included. */
+  attempts: number;
 }
 
 /** Anthropic sends `request-id`, OpenAI `x-request-id`. */
@@ -274,31 +331,41 @@ export class GenerationService {
     this.#checkCapabilities(surface.name, body, model);
     const stream = body.stream === true;
 
-    const maxOutputTokens = Math.min(
-      requestedMaxOutput(surface.name, body) ?? model.maxOutputTokens,
-      model.maxOutputTokens,
-    );
-    const options: ProviderRequestOptions = {
-      upstreamModel: '',
+    const request: RequestPlan = {
+      surface,
+      body,
       promptCache,
-      defaultMaxOutputTokens: model.maxOutputTokens,
+      decoded: undefined,
     };
-    const planned = this.#planAttempts(surface, body, model, options, maxOutputTokens);
-    let attempts = planned.attempts;
-    const ignored = planned.ignored;
+    const first = this.#openLeg(request, model, requestedMaxOutput(surface.name, body));
+    this.#refuseUnrepresentable(first);
+    const fallbacks = this.#fallbackModels(model, principal, surface.name, body);
+    const legs: Leg[] = [first];
 
+    const prompt = await boundPromptTokens(
+      body,
+      fallbacks.length === 0 ? model : widestWindow(model, fallbacks),
+      this.#dependencies.promptTokenizers,
+    );
+    const spent: { target: RoutingTarget | undefined } = { target: undefined };
+    const { router } = this.#dependencies;
     const start = {
       requestId: input.requestId,
       principal,
       model,
+      ...(fallbacks.length > 0 ? { alsoPricedAs: fallbacks } : {}),
       surface: input.meteredAs ?? surface.name,
-      promptTokens: await boundPromptTokens(body, model, this.#dependencies.promptTokenizers),
-      maxOutputTokens,
+      promptTokens: prompt,
+      maxOutputTokens: first.outputLimit,
       minimumOutputTokens:
         input.keepOutputLimit === true
           ? undefined
           : minimumOutputLimit(surface.name, body, this.#dependencies.billing.minimumOutputTokens),
-      ...(input.onSettled !== undefined ? { onEnd: input.onSettled } : {}),
+      onEnd: (summary: SessionSummary) => {
+        if (spent.target !== undefined)
+          router.spendTokens(spent.target, summary.inputTokens + summary.outputTokens);
+        input.onSettled?.(summary);
+      },
     };
     let session: BillingSession;
     try {
@@ -310,12 +377,14 @@ export class GenerationService {
       throw error;
     }
     const headers: Record<string, string> = {};
-    if (session.outputLimit < maxOutputTokens) {
+    if (session.outputLimit < first.outputLimit) {
       // docs/decisions/0100: the balance affords a shorter answer; the upstream is sent that
       // limit (its stop reason says when it is reached) and the client is told.
-      attempts = this.#planAttempts(surface, body, model, options, session.outputLimit).attempts;
+      first.lower(session.outputLimit);
       headers['x-switchyard-output-limit'] = String(session.outputLimit);
     }
+    for (const fallback of fallbacks)
+      legs.push(this.#openLeg(request, fallback, session.outputLimit));
 
     const upstreamAbort = new AbortHandle();
     const onClientGone = () => upstreamAbort.abort();
@@ -331,10 +400,24 @@ export class GenerationService {
             signal: upstreamAbort,
           })
         : undefined;
-    let promptSize = sizePrompt(attempts[0]);
-    let answered: { attempt: PlannedAttempt; response: UpstreamResponse };
+    // The likeliest first target's count starts with the call; another target's replaces it.
+    const likely = model.targets[0]?.deployment;
+    let promptSize = sizePrompt(
+      likely === undefined ? undefined : (first.attempts.get(likely) ?? undefined),
+    );
+    let answered: Answered;
     try {
-      answered = await this.#callWithFallback(attempts, input.headers, stream, upstreamAbort);
+      answered = await this.#route(legs, {
+        clientHeaders: input.headers,
+        stream,
+        signal: upstreamAbort,
+        requestId: input.requestId,
+        conversation:
+          model.targets.length > 1 && model.routing.affinity
+            ? conversationKey(input.headers, body, `${principal.account.id}:${model.id}`)
+            : undefined,
+        body,
+      });
     } catch (error) {
       input.signal.removeEventListener('abort', onClientGone);
       promptSize?.discard();
@@ -348,34 +431,44 @@ export class GenerationService {
       throw error;
     }
 
-    const { attempt, response } = answered;
-    if (attempt !== attempts[0]) {
+    const { attempt, response, target, leg } = answered;
+    spent.target = target;
+    const answeringModel = leg.model;
+    if (answeringModel !== model) session.priceAs(answeringModel);
+    if (attempt.deployment !== likely) {
       promptSize?.discard();
       promptSize = sizePrompt(attempt);
     }
-    if (ignored.length > 0) headers['x-switchyard-ignored-fields'] = ignored.join(', ');
+    if (attempt.ignored.length > 0)
+      headers['x-switchyard-ignored-fields'] = attempt.ignored.join(', ');
+    headers['x-switchyard-deployment'] =
+      `${attempt.deployment.label}; attempts=${answered.attempts}`;
+    headers['x-switchyard-model'] = answeringModel.id;
     const context: StreamContext = {
       surface,
       encodeContext: {
         responseId: mintResponseId(surface.name),
-        model: model.id,
+        model: answeringModel.id,
         createdAt: Math.floor(this.#dependencies.now() / 1000),
       },
       request: body,
-      renameModel: createModelRenamer(model.id),
+      renameModel: createModelRenamer(answeringModel.id),
       session,
       countPrompt: () =>
         countPromptLocally(
           body,
           attempt.deployment,
           this.#dependencies.promptTokenizers,
-          model.contextWindow,
+          answeringModel.contextWindow,
         ),
-      outputLimit: session.outputLimit,
+      outputLimit: leg.outputLimit,
       deployment: attempt.deployment.label,
       abort: () => upstreamAbort.abort(),
       clientGone: () => input.signal.aborted,
-      cleanup: () => input.signal.removeEventListener('abort', onClientGone),
+      cleanup: () => {
+        router.finished(target);
+        input.signal.removeEventListener('abort', onClientGone);
+      },
     };
 
     if (!stream) {
@@ -424,154 +517,368 @@ export class GenerationService {
     body: Record<string, unknown>,
     model: CatalogModel,
   ): void {
-    const required = detectRequiredCapabilities(surface, body);
-    const missing = (Object.keys(required) as Array<keyof typeof required>).filter(
-      (capability) => required[capability] && !model.capabilities[capability],
-    );
+    const missing = missingCapabilities(surface, body, model);
     if (missing.length > 0) {
-      const names: Record<string, string> = {
-        streaming: 'streaming',
-        tools: 'tools',
-        vision: 'image input',
-        reasoning: 'reasoning',
-      };
       throw new ApiError(
         'unsupported_capability',
-        `The model "${model.id}" does not support ${missing.map((capability) => names[capability]).join(', ')}.`,
+        `The model "${model.id}" does not support ${missing.join(', ')}.`,
       );
     }
   }
 
   /**
-   * Builds the request for every deployment up front. The first deployment's translation issues
-   * are the client's answer (400); a later deployment that cannot carry the request is skipped,
-   * never sent a reduced request.
+   * `model.fallbacks` this request may go to (docs/routing.md): models that exist, that the
+   * token may use, and that have every capability the request needs.
    */
-  #planAttempts(
-    surface: SurfaceCodec,
-    body: Record<string, unknown>,
+  #fallbackModels(
     model: CatalogModel,
-    baseOptions: ProviderRequestOptions,
-    outputLimit: number,
-  ): { attempts: PlannedAttempt[]; ignored: string[] } {
-    const attempts: PlannedAttempt[] = [];
-    let decoded:
-      { call: GenerationCall; issues: TranslationIssue[]; origins: CallOrigins } | undefined;
-    let ignored: string[] = [];
-    model.deployments.forEach((deployment, index) => {
-      const options = copyWith(baseOptions, { upstreamModel: deployment.upstreamModel });
-      const kind = deployment.provider.kind;
-      if (kind === sameDialectProvider[surface.name]) {
-        const prepared = this.#dependencies.passthrough[surface.name].prepare(body, options);
-        attempts.push({
-          deployment,
-          sameDialect: true,
-          // The upstream never writes more than the hold was sized for (docs/decisions/0015).
-          body: limitOutputTokens(surface.name, prepared.body, outputLimit),
-          source: body,
-          call: undefined,
-          dropUsageChunk: prepared.dropUsageChunk ?? false,
-        });
-        return;
-      }
-      if (decoded === undefined) {
-        const result = surface.decodeRequest(body);
-        // The upstream never writes more than the hold was sized for (docs/decisions/0015).
-        const call = copyWith(result.value, {
-          maxOutputTokens: Math.min(result.value.maxOutputTokens ?? outputLimit, outputLimit),
-        });
-        decoded = { call, issues: result.issues, origins: result.origins };
-      }
-      const encoded = this.#dependencies.providers[kind].encodeRequest(decoded.call, options);
-      // The provider speaks canonical paths; the client is told its own.
-      const encodedIssues = decoded.origins.locateIssues(decoded.call, encoded.issues);
-      const split = splitIgnored([...decoded.issues, ...encodedIssues], model, body);
-      if (split.kept.length > 0) {
-        if (index === 0) {
-          throw new ApiError(
-            'unrepresentable_field',
-            describeIssues(split.kept, model.id, `${surface.name} → ${kind}`),
-            {
-              details: { model: model.id, route: `${surface.name} → ${kind}`, issues: split.kept },
-            },
-          );
-        }
-        return;
-      }
-      if (index === 0) ignored = split.ignored;
-      attempts.push({
-        deployment,
-        sameDialect: false,
-        body: encoded.value,
-        call: decoded.call,
-        dropUsageChunk: false,
-      });
-    });
-    return { attempts, ignored };
+    principal: Principal,
+    surface: SurfaceName,
+    body: Record<string, unknown>,
+  ): CatalogModel[] {
+    if (model.fallbacks.length === 0) return [];
+    const allowed = principal.apiKey.allowedModels;
+    const models: CatalogModel[] = [];
+    for (const id of model.fallbacks) {
+      const fallback = this.#dependencies.catalog.get(id);
+      if (fallback === undefined || fallback === model) continue;
+      if (allowed !== null && !allowed.includes(fallback.id)) continue;
+      if (missingCapabilities(surface, body, fallback).length > 0) continue;
+      models.push(fallback);
+    }
+    return models;
   }
 
-  /** docs/architecture.md: retries and fallbacks only before the first byte reaches the client. */
-  async #callWithFallback(
-    attempts: PlannedAttempt[],
-    clientHeaders: Headers,
-    stream: boolean,
-    signal: AbortHandle,
-  ): Promise<{ attempt: PlannedAttempt; response: UpstreamResponse }> {
-    const { pools, providers, providerKey, now } = this.#dependencies;
-    let lastError: ApiError | undefined;
-    let rateLimited: ApiError | undefined;
-    for (const [index, attempt] of attempts.entries()) {
-      const { provider, providerId } = attempt.deployment;
-      const body = encodeEdit(attempt.body, attempt.source);
-      // The client's text is only kept for the attempts still to come (json-source.ts).
-      if (index === attempts.length - 1) releaseSource(attempt.source);
-      const { path } = providers[provider.kind];
-      const key = providerKey(providerId);
-      const origin = upstreamOrigin(providerId, provider, path, key);
-      try {
-        const response = await pools.send(provider, {
-          path,
-          headers: buildUpstreamHeaders(provider, key, clientHeaders, {
-            sameDialect: attempt.sameDialect,
-            stream,
-          }),
-          body,
-          signal,
-        });
-        if (response.statusCode < 400) {
-          releaseSource(attempt.source);
-          return { attempt, response };
+  /**
+   * One model's side of the request. Cross-dialect deployments are encoded at once (their
+   * translation issues decide whether they can carry the request at all); same-dialect ones,
+   * which always can, only when the router picks them.
+   */
+  #openLeg(request: RequestPlan, model: CatalogModel, asked: number | undefined): Leg {
+    const outputLimit = Math.min(asked ?? model.maxOutputTokens, model.maxOutputTokens);
+    const leg: Leg = {
+      model,
+      outputLimit,
+      attempts: new Map(),
+      issues: undefined,
+      lower(limit: number) {
+        if (limit >= leg.outputLimit) return;
+        leg.outputLimit = limit;
+        for (const [deployment, attempt] of leg.attempts) {
+          if (attempt !== null) leg.attempts.delete(deployment);
         }
-        const text = await response.body.text();
-        const failure = mapUpstreamStatus(
-          response.statusCode,
-          response.headers,
-          text,
-          now(),
-          origin,
-        );
-        if (failure.error.code === 'upstream_rate_limited') rateLimited = failure.error;
-        lastError = failure.error;
-        if (!failure.retryable) throw failure.error;
-      } catch (error) {
-        if (error instanceof ApiError) throw error;
-        if (signal.aborted)
-          throw new ApiError('upstream_error', 'The client went away.', { status: 499 });
-        if (!isTransportFailure(error)) throw error;
-        lastError = new ApiError(
-          'upstream_error',
-          `The upstream could not be reached or read: ${(error as Error).message}`,
-          {
-            diagnosis: {
-              provider: providerId,
-              upstreamPath: upstreamUrlPath(provider.baseUrl, path),
-              cause: (error as Error).message,
-            },
-          },
-        );
+      },
+      attempt: (deployment: Deployment) => {
+        let attempt = leg.attempts.get(deployment);
+        if (attempt === undefined) {
+          attempt = this.#planAttempt(request, leg, deployment);
+          leg.attempts.set(deployment, attempt);
+        }
+        return attempt;
+      },
+    };
+    for (const deployment of model.deployments) {
+      if (deployment.provider.kind !== sameDialectProvider[request.surface.name])
+        leg.attempt(deployment);
+    }
+    return leg;
+  }
+
+  /** 400 when no deployment of the model asked for can carry the request. */
+  #refuseUnrepresentable(leg: Leg): void {
+    if (leg.issues === undefined) return;
+    for (const deployment of leg.model.deployments) {
+      if (leg.attempts.get(deployment) !== null) return;
+    }
+    const { kept, route } = leg.issues;
+    throw new ApiError('unrepresentable_field', describeIssues(kept, leg.model.id, route), {
+      details: { model: leg.model.id, route, issues: kept },
+    });
+  }
+
+  /**
+   * The request for one deployment, or null when it cannot carry it (its issues kept on the leg,
+   * the first ones found). Never a reduced request.
+   */
+  #planAttempt(request: RequestPlan, leg: Leg, deployment: Deployment): PlannedAttempt | null {
+    const { surface, body } = request;
+    const options: ProviderRequestOptions = {
+      upstreamModel: deployment.upstreamModel,
+      promptCache: request.promptCache,
+      defaultMaxOutputTokens: leg.model.maxOutputTokens,
+    };
+    const kind = deployment.provider.kind;
+    if (kind === sameDialectProvider[surface.name]) {
+      const prepared = this.#dependencies.passthrough[surface.name].prepare(body, options);
+      return {
+        deployment,
+        sameDialect: true,
+        // The upstream never writes more than the hold was sized for (docs/decisions/0015).
+        body: limitOutputTokens(surface.name, prepared.body, leg.outputLimit),
+        source: body,
+        call: undefined,
+        dropUsageChunk: prepared.dropUsageChunk ?? false,
+        ignored: [],
+      };
+    }
+    request.decoded ??= surface.decodeRequest(body);
+    const decoded = request.decoded;
+    // The upstream never writes more than the hold was sized for (docs/decisions/0015).
+    const call = copyWith(decoded.value, {
+      maxOutputTokens: Math.min(decoded.value.maxOutputTokens ?? leg.outputLimit, leg.outputLimit),
+    });
+    const encoded = this.#dependencies.providers[kind].encodeRequest(call, options);
+    // The provider speaks canonical paths; the client is told its own.
+    const encodedIssues = decoded.origins.locateIssues(call, encoded.issues);
+    const split = splitIgnored([...decoded.issues, ...encodedIssues], leg.model, body);
+    if (split.kept.length > 0) {
+      leg.issues ??= { kept: split.kept, route: `${surface.name} → ${kind}` };
+      return null;
+    }
+    return {
+      deployment,
+      sameDialect: false,
+      body: encoded.value,
+      call,
+      dropUsageChunk: false,
+      ignored: split.ignored,
+    };
+  }
+
+  /**
+   * The attempt loop (docs/routing.md): the router's targets for the model, then for each
+   * fallback, until one answers below 400 — only before the first byte reaches the client, within
+   * `routing.maxAttempts` and `routing.retryDeadlineMs`. Every failed attempt teaches the router
+   * and is one log line; the client sees the most telling failure only when all failed.
+   */
+  async #route(legs: Leg[], call: RouteCall): Promise<Answered> {
+    const { pools, providers, router, now } = this.#dependencies;
+    const config = router.config;
+    const deadline = now() + config.retryDeadlineMs;
+    const failures = new FailureSummary();
+    let attempts = 0;
+    let blocked: Blocked | undefined;
+    let previous: FailureClass | undefined;
+    legs: for (const leg of legs) {
+      const plan = await router.plan(leg.model, leg === legs[0] ? call.conversation : undefined);
+      for (const target of leg.model.targets) {
+        if (leg.attempts.get(target.deployment) === null) plan.skip(target);
+      }
+      for (;;) {
+        if (attempts >= config.maxAttempts || (attempts > 0 && now() >= deadline)) break legs;
+        const target = plan.next();
+        if (target === undefined) {
+          blocked ??= plan.blocked();
+          break;
+        }
+        const attempt = leg.attempt(target.deployment);
+        if (attempt === null) {
+          router.finished(target);
+          continue;
+        }
+        if (previous !== undefined && backoffAfter.has(previous) && config.backoffMs > 0)
+          await waitJittered(config.backoffMs * 2 ** Math.min(attempts - 1, 5), call.signal);
+        attempts += 1;
+        const { provider, providerId } = target.deployment;
+        const { path } = providers[provider.kind];
+        const secret = target.key.secret;
+        const origin = upstreamOrigin(providerId, provider, path, secret, target.key.env);
+        const sentAt = now();
+        let failure: FailureClass;
+        try {
+          const response = await pools.send(provider, {
+            path,
+            headers: buildUpstreamHeaders(provider, secret, call.clientHeaders, {
+              sameDialect: attempt.sameDialect,
+              stream: call.stream,
+            }),
+            body: encodeEdit(attempt.body, attempt.source),
+            signal: call.signal,
+          });
+          if (response.statusCode < 400) {
+            router.answered(target, response, now() - sentAt);
+            if (plan.session !== undefined) router.keep(plan.session, target, warmFor(call.body));
+            releaseSources(legs);
+            return { leg, attempt, target, response, attempts };
+          }
+          const text = await response.body.text();
+          failure = classifyUpstreamStatus(response.statusCode, text);
+          const mapped = mapUpstreamStatus(
+            response.statusCode,
+            response.headers,
+            text,
+            now(),
+            origin,
+          );
+          const retryAfterMs = readRetryAfterMs(response.headers, now());
+          router.failed(target, failure, retryAfterMs);
+          router.finished(target);
+          this.#logAttempt(call, target, attempts, failure, response.statusCode, retryAfterMs);
+          if (failure === 'client') {
+            releaseSources(legs);
+            throw mapped.error;
+          }
+          failures.add(failure, gatewayFault(mapped.error, failure), retryAfterMs);
+        } catch (error) {
+          if (error instanceof ApiError) throw error;
+          if (call.signal.aborted) {
+            router.finished(target);
+            releaseSources(legs);
+            throw new ApiError('upstream_error', 'The client went away.', { status: 499 });
+          }
+          if (!isTransportFailure(error)) {
+            router.finished(target);
+            releaseSources(legs);
+            throw error;
+          }
+          failure = isTimeout(error) ? 'timeout' : 'connection';
+          router.failed(target, failure, undefined);
+          router.finished(target);
+          this.#logAttempt(call, target, attempts, failure, undefined, undefined);
+          failures.add(
+            failure,
+            new ApiError(
+              'upstream_error',
+              `The upstream could not be reached or read: ${(error as Error).message}`,
+              {
+                diagnosis: {
+                  provider: providerId,
+                  upstreamPath: upstreamUrlPath(provider.baseUrl, path),
+                  cause: (error as Error).message,
+                },
+              },
+            ),
+            undefined,
+          );
+        }
+        previous = failure;
+        // A prompt too long for this model is too long for all its targets: on to a fallback.
+        if (failure === 'context') break;
       }
     }
-    // An upstream 429 keeps its status and retry-after once every deployment was tried.
-    throw rateLimited ?? lastError ?? new ApiError('upstream_error');
+    releaseSources(legs);
+    throw failures.worst(now()) ?? refuseBlocked(blocked, now());
+  }
+
+  /** One warn line per failed attempt: which target (never its key), how, and what it taught. */
+  #logAttempt(
+    call: RouteCall,
+    target: RoutingTarget,
+    attempt: number,
+    failure: FailureClass,
+    status: number | undefined,
+    retryAfterMs: number | undefined,
+  ): void {
+    this.#dependencies.logAttemptFailure?.({
+      requestId: call.requestId,
+      provider: target.deployment.providerId,
+      deployment: target.deployment.label,
+      keyId: target.key.id,
+      attempt,
+      failure,
+      ...(status !== undefined ? { upstreamStatus: status } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs: Math.round(retryAfterMs) } : {}),
+    });
+  }
+}
+
+/** The capabilities a request needs that the model lacks, named for the client. */
+function missingCapabilities(
+  surface: SurfaceName,
+  body: Record<string, unknown>,
+  model: CatalogModel,
+): string[] {
+  const required = detectRequiredCapabilities(surface, body);
+  const names: Record<string, string> = {
+    streaming: 'streaming',
+    tools: 'tools',
+    vision: 'image input',
+    reasoning: 'reasoning',
+  };
+  return (Object.keys(required) as Array<keyof typeof required>)
+    .filter((capability) => required[capability] && !model.capabilities[capability])
+    .map((capability) => names[capability] as string);
+}
+
+/** The model asked for, with the widest context window among its fallbacks (for the hold). */
+function widestWindow(model: CatalogModel, fallbacks: CatalogModel[]): CatalogModel {
+  const window = Math.max(model.contextWindow, ...fallbacks.map((other) => other.contextWindow));
+  return window === model.contextWindow ? model : copyWith(model, { contextWindow: window });
+}
+
+/** The client's text is kept only while an attempt may still need it (json-source.ts). */
+function releaseSources(legs: Leg[]): void {
+  for (const leg of legs) {
+    for (const attempt of leg.attempts.values()) releaseSource(attempt?.source);
+  }
+}
+
+/** Failures after which the next attempt waits a little: the upstream may be overloaded. */
+const backoffAfter: ReadonlySet<FailureClass> = new Set(['server', 'timeout', 'connection']);
+
+/** Full jitter: a random wait up to `ceilingMs`, cut short when the client goes away. */
+function waitJittered(ceilingMs: number, signal: AbortHandle): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, Math.random() * ceilingMs);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * A failure that is the gateway's own (its key refused or out of credit, its deployment timing
+ * out) is never shown as the client's 4xx.
+ */
+function gatewayFault(error: ApiError, failure: FailureClass): ApiError {
+  if (error.status >= 500 || error.status === 429 || failure === 'context') return error;
+  const message =
+    failure === 'quota'
+      ? 'The upstream account behind this model is out of credit or quota.'
+      : failure === 'refused'
+        ? "The upstream refused the gateway's credentials."
+        : 'The upstream failed.';
+  return new ApiError('upstream_error', message, {
+    ...(error.diagnosis !== undefined ? { diagnosis: error.diagnosis } : {}),
+  });
+}
+
+/**
+ * What the client sees when no target is usable before any call: 429 while keys cool down, 503
+ * while circuits are open or keys are out of rotation, with how long to wait.
+ */
+function refuseBlocked(blocked: Blocked | undefined, now: number): ApiError {
+  const retryAfter =
+    blocked === undefined ? undefined : Math.max(1, Math.ceil((blocked.until - now) / 1000));
+  if (blocked?.reason === 'cooldown' || blocked?.reason === 'budget')
+    return new ApiError('upstream_rate_limited', undefined, {
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+    });
+  return new ApiError('upstream_unavailable', undefined, {
+    ...(retryAfter !== undefined && Number.isFinite(retryAfter) ? { retryAfter } : {}),
+  });
+}
+
+/**
+ * The failures of one request's attempts, for the one the client is shown: a 429 with the
+ * earliest retry-after when any target was rate limited (retrying soon may work), else the last.
+ */
+class FailureSummary {
+  #rateLimited: { error: ApiError; retryAfterMs: number } | undefined;
+  #last: ApiError | undefined;
+
+  add(failure: FailureClass, error: ApiError, retryAfterMs: number | undefined): void {
+    this.#last = error;
+    if (failure !== 'rate_limited') return;
+    const wait = retryAfterMs ?? Infinity;
+    if (this.#rateLimited === undefined || wait < this.#rateLimited.retryAfterMs)
+      this.#rateLimited = { error, retryAfterMs: wait };
+  }
+
+  worst(_now: number): ApiError | undefined {
+    return this.#rateLimited?.error ?? this.#last;
   }
 }

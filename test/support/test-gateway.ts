@@ -259,6 +259,13 @@ export async function startUpstreamTestBed(
   const { token, accountId } = await gateway.createToken({
     credits: options.credits ?? 1_000_000_000,
   });
+  // Suites reset the fake between tests; what the router learned from one test's scripted
+  // failures (a 429's cooldown, an open circuit) is forgotten with it.
+  const resetFake = fake.reset.bind(fake);
+  fake.reset = () => {
+    resetFake();
+    gateway.router.forget();
+  };
   return {
     fake,
     gateway,

@@ -47,18 +47,24 @@ export interface UpstreamOrigin {
   missingKeyEnv?: string | undefined;
 }
 
-/** The origin of a call to `provider`, naming its key variable when that is unset. */
+/**
+ * The origin of a call to `provider`, naming its key variable when that is unset: `keyEnv`, the
+ * variable the call's key came from, or else the provider's first.
+ */
 export function upstreamOrigin(
   providerId: string,
-  provider: { baseUrl: string; apiKeyEnv?: string | undefined },
+  provider: { baseUrl: string; apiKeyEnv?: string | Array<string | { env: string }> | undefined },
   path: string,
   key: string | undefined,
+  keyEnv?: string,
 ): UpstreamOrigin {
+  const first = Array.isArray(provider.apiKeyEnv) ? provider.apiKeyEnv[0] : provider.apiKeyEnv;
+  const firstEnv = typeof first === 'object' ? first.env : first;
   return {
     provider: providerId,
     baseUrl: provider.baseUrl,
     path,
-    missingKeyEnv: key === undefined ? provider.apiKeyEnv : undefined,
+    missingKeyEnv: key === undefined ? (keyEnv ?? firstEnv) : undefined,
   };
 }
 
