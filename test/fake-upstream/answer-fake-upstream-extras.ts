@@ -51,3 +51,16 @@ export function carriesKey(
   if (headers.authorization === `Bearer ${key}`) return true;
   return anthropicStyle && headers['x-api-key'] === key;
 }
+
+/**
+ * The key a request presents, read as the upstream would: `x-api-key` first, then a Bearer token,
+ * in the Anthropic style; only `Authorization: Bearer` on the OpenAI routes.
+ */
+export function presentedKey(
+  headers: Record<string, string>,
+  anthropicStyle: boolean,
+): string | undefined {
+  if (anthropicStyle && headers['x-api-key'] !== undefined) return headers['x-api-key'];
+  const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? '');
+  return bearer?.[1];
+}

@@ -124,6 +124,11 @@ export interface RecordedRequest {
   rawBody: string;
   /** The dialect the route implies, undefined for routes outside the three dialects. */
   dialect: FakeDialect | undefined;
+  /**
+   * The upstream key the request presented (see `presentedKey`), undefined without one; lets a
+   * test count calls per key.
+   */
+  key: string | undefined;
   /** Set when the client closed the connection before the reply was fully written. */
   clientAborted: boolean;
 }

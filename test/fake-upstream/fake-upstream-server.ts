@@ -1,10 +1,18 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { carriesKey, renderModelList, renderTokenCount } from './answer-fake-upstream-extras.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  carriesKey,
+  presentedKey,
+  renderModelList,
+  renderTokenCount,
+} from './answer-fake-upstream-extras.ts';
 import { defaultFakeReply } from './default-fake-reply.ts';
 import type { FakeDialectRenderer, RenderContext } from './fake-dialect-renderer.ts';
 import { createFakeIdSource } from './fake-ids.ts';
+import type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
+import { createFakePromptCache } from './fake-prompt-cache.ts';
 import type {
   FakeErrorReply,
   FakeReplyScript,
@@ -15,16 +23,24 @@ import { anthropicRenderer } from './render-anthropic-reply.ts';
 import { chatRenderer } from './render-chat-reply.ts';
 import { responsesCompactionRenderer } from './render-responses-compaction.ts';
 import { responsesRenderer } from './render-responses-reply.ts';
-import { resolveFakeReply } from './resolve-fake-reply.ts';
+import { renderRateLimitHeaders } from './render-rate-limit-headers.ts';
+import type { FakeRateLimits } from './render-rate-limit-headers.ts';
+import { estimateTokens, resolveFakeReply } from './resolve-fake-reply.ts';
 import { writeJsonReply, writeSseReply } from './write-fake-reply.ts';
 
 export type * from './fake-reply.ts';
+export type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
+export type { FakeRateLimits } from './render-rate-limit-headers.ts';
 
 export interface FakeUpstreamOptions {
   /** Answer 401 unless the request carries this key (see `carriesKey`). */
   requireKey?: string;
   /** Model ids listed by `GET /v1/models`. */
   models?: string[];
+  /** Keep a prompt cache per upstream key on the generation routes (see fake-prompt-cache.ts). */
+  promptCache?: boolean;
+  /** Milliseconds since the epoch, for cache lifetimes and reset times; `Date.now` by default. */
+  now?: () => number;
 }
 
 export interface FakeUpstream {
@@ -38,6 +54,18 @@ export interface FakeUpstream {
   enqueueTokenCount(...replies: FakeTokenCountReply[]): void;
   /** Generation replies still queued (a test can assert its script was used up). */
   readonly pendingReplies: number;
+  /** Applies `behaviour` to every later request presenting `key`, replacing its previous rule. */
+  behaveForKey(key: string, behaviour: FakeKeyBehaviour): void;
+  clearKeyBehaviour(key: string): void;
+  /**
+   * Sends the provider's rate-limit headers on every answer to `key` (errors too, as providers
+   * do): `anthropic-ratelimit-*` in the Anthropic style, `x-ratelimit-*` on the OpenAI routes.
+   * `undefined` stops them.
+   */
+  rateLimitHeadersForKey(key: string, limits: FakeRateLimits | undefined): void;
+  /** Forgets the prompt cache of one key, or of every key. */
+  clearPromptCache(key?: string): void;
+  /** Clears requests, queues, key rules, rate-limit headers and the prompt cache. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -70,6 +98,17 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Anthropic's routes, or any other route asked in its style (e.g. `GET /v1/models`). */
+function isAnthropicStyle(
+  route: FakeDialectRenderer | undefined,
+  headers: Record<string, string>,
+): boolean {
+  return (
+    route?.dialect === 'anthropic' ||
+    (route === undefined && headers['anthropic-version'] !== undefined)
+  );
+}
+
 function recordRequest(request: IncomingMessage, rawBody: string): RecordedRequest {
   const url = new URL(request.url ?? '/', 'http://fake-upstream');
   const headers: Record<string, string> = {};
@@ -85,6 +124,7 @@ function recordRequest(request: IncomingMessage, rawBody: string): RecordedReque
     body: parseJson(rawBody),
     rawBody,
     dialect: route?.dialect,
+    key: presentedKey(headers, isAnthropicStyle(route, headers)),
     clientAborted: false,
   };
 }
@@ -99,6 +139,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const tokenCounts: FakeTokenCountReply[] = [];
   const ids = createFakeIdSource();
   const models = options.models ?? ['fake-model-large', 'fake-model-small'];
+  const now = options.now ?? Date.now;
+  const keyBehaviours = new Map<string, FakeKeyBehaviour>();
+  const keyRateLimits = new Map<string, FakeRateLimits>();
+  const promptCache = options.promptCache === true ? createFakePromptCache(now) : undefined;
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const recorded = recordRequest(request, await readBody(request));
@@ -109,11 +153,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     });
 
     const renderer = generationRoutes[recorded.path] ?? tokenCountRoutes[recorded.path];
-    const anthropicStyle =
-      renderer?.dialect === 'anthropic' ||
-      (renderer === undefined && recorded.headers['anthropic-version'] !== undefined);
+    const anthropicStyle = isAnthropicStyle(renderer, recorded.headers);
     const errorRenderer = renderer ?? (anthropicStyle ? anthropicRenderer : chatRenderer);
     const headers = { [errorRenderer.requestIdHeader]: ids.next('req_') };
+    // A key's delay rule holds back whatever the request is answered with.
+    let heldMs = 0;
     const sendError = (reply: FakeErrorReply) =>
       writeJsonReply(
         response,
@@ -124,7 +168,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
             message: reply.errorMessage,
             type: reply.errorType,
           }),
-        reply.delayMs,
+        heldMs + (reply.delayMs ?? 0),
       );
 
     const knownRoute =
@@ -133,13 +177,27 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (!knownRoute) {
       return sendError({ status: 404, errorMessage: `fake-upstream: no route ${recorded.path}` });
     }
+    const key = recorded.key;
+    const limits = key === undefined ? undefined : keyRateLimits.get(key);
+    if (limits !== undefined) {
+      Object.assign(headers, renderRateLimitHeaders(limits, anthropicStyle, now()));
+    }
+    const rule = key === undefined ? undefined : keyBehaviours.get(key);
+    if (rule !== undefined && 'dropConnection' in rule) {
+      if ((rule.delayMs ?? 0) > 0) await sleep(rule.delayMs);
+      cutByFake = true;
+      return void response.destroy();
+    }
+    if (rule?.status !== undefined) return sendError(rule);
+    heldMs = rule?.delayMs ?? 0;
     if (options.requireKey !== undefined) {
       if (!carriesKey(recorded.headers, options.requireKey, anthropicStyle)) {
         return sendError({ status: 401 });
       }
     }
     if (renderer === undefined) {
-      return writeJsonReply(response, 200, headers, renderModelList(models, anthropicStyle));
+      const list = renderModelList(models, anthropicStyle);
+      return writeJsonReply(response, 200, headers, list, heldMs);
     }
     const body = recorded.body;
     if (!isObject(body)) {
@@ -150,13 +208,18 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       const script = tokenCounts.shift();
       if (script !== undefined && 'status' in script) return sendError(script);
       const count = renderTokenCount(recorded.path, script, recorded.rawBody);
-      return writeJsonReply(response, 200, headers, count, script?.delayMs);
+      return writeJsonReply(response, 200, headers, count, heldMs + (script?.delayMs ?? 0));
     }
 
     const script = replies.shift() ?? defaultFakeReply(renderer.dialect, body);
     const reply = typeof script === 'function' ? script(recorded) : script;
     if (reply.status !== undefined) return sendError(reply);
-    const resolved = resolveFakeReply(reply, recorded);
+    // The cache splits the prompt's count; counts the script gives still win.
+    const cached =
+      renderer === responsesCompactionRenderer
+        ? undefined
+        : promptCache?.usageFor(renderer.dialect, key, body, estimateTokens(recorded.rawBody));
+    const resolved = resolveFakeReply({ ...reply, usage: { ...cached, ...reply.usage } }, recorded);
     const context: RenderContext = {
       request: recorded,
       body,
@@ -164,12 +227,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       createdAt: Math.floor(Date.now() / 1000),
     };
     const replyHeaders = { ...headers, ...reply.headers };
+    const delayMs = heldMs + (reply.delayMs ?? 0);
     if (body.stream !== true || renderer.renderStream === undefined) {
       const rendered = renderer.renderJson(resolved, context);
-      return writeJsonReply(response, 200, replyHeaders, rendered, reply.delayMs);
+      return writeJsonReply(response, 200, replyHeaders, rendered, delayMs);
     }
     return writeSseReply(response, replyHeaders, renderer.renderStream(resolved, context), {
-      delayMs: reply.delayMs,
+      delayMs,
       chunkDelayMs: reply.chunkDelayMs,
       cutAfterEvents: reply.cutAfterEvents,
       cutMode: reply.cutMode,
@@ -200,10 +264,20 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     get pendingReplies() {
       return replies.length;
     },
+    behaveForKey: (key, behaviour) => void keyBehaviours.set(key, behaviour),
+    clearKeyBehaviour: (key) => void keyBehaviours.delete(key),
+    rateLimitHeadersForKey(key, limits) {
+      if (limits === undefined) keyRateLimits.delete(key);
+      else keyRateLimits.set(key, limits);
+    },
+    clearPromptCache: (key) => promptCache?.clear(key),
     reset() {
       requests.length = 0;
       replies.length = 0;
       tokenCounts.length = 0;
+      keyBehaviours.clear();
+      keyRateLimits.clear();
+      promptCache?.clear();
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
