@@ -39,8 +39,8 @@ export interface ModelPage {
 
 /** The configured models in configuration order, which is the stable order of every listing. */
 export class ModelCatalog {
-  readonly #models: CatalogModel[];
-  readonly #byId: Map<string, CatalogModel>;
+  #models: CatalogModel[];
+  #byId: Map<string, CatalogModel>;
 
   constructor(config: Pick<Config, 'models' | 'providers'>) {
     this.#models = config.models.map((model) => ({
@@ -68,6 +68,16 @@ export class ModelCatalog {
       ignoreFields: new Set(model.ignoreFields ?? []),
     }));
     this.#byId = new Map(this.#models.map((model) => [model.id, model]));
+  }
+
+  /**
+   * Takes `next`'s models in one step (a configuration reload): every holder of this catalog sees
+   * them on its next lookup, while a request that already resolved a `CatalogModel` keeps that
+   * object, deployments and prices included, until it ends.
+   */
+  replaceWith(next: ModelCatalog): void {
+    this.#models = next.#models;
+    this.#byId = next.#byId;
   }
 
   get(id: string): CatalogModel | undefined {
