@@ -19,10 +19,7 @@ import {
 import { composeSettlements } from './composition/compose-settlements.ts';
 import { openStore, type StartupWarn } from './composition/open-store.ts';
 import { ProviderKeys } from './composition/provider-keys.ts';
-import {
-  reloadConfiguration,
-  type ReloadOutcome,
-} from './composition/reload-configuration.ts';
+import { reloadConfiguration, type ReloadOutcome } from './composition/reload-configuration.ts';
 import { warnUnsetProviderKeys } from './composition/warn-unset-provider-keys.ts';
 import type { Config } from './config/config-schema.ts';
 import { loadConfig, readAdminToken } from './config/load-config.ts';
