@@ -18,9 +18,11 @@ import {
 } from './composition/compose-responses-state.ts';
 import { composeSettlements } from './composition/compose-settlements.ts';
 import { openStore, type StartupWarn } from './composition/open-store.ts';
+import { ProviderKeys } from './composition/provider-keys.ts';
+import { reloadConfiguration, type ReloadOutcome } from './composition/reload-configuration.ts';
 import { warnUnsetProviderKeys } from './composition/warn-unset-provider-keys.ts';
 import type { Config } from './config/config-schema.ts';
-import { readAdminToken } from './config/load-config.ts';
+import { loadConfig, readAdminToken } from './config/load-config.ts';
 import { composeEvaluation } from './features/evaluation/compose-evaluation.ts';
 import type { GatewayFeature } from './features/gateway-feature.ts';
 import { composeMcp } from './features/mcp/compose-mcp.ts';
@@ -38,7 +40,7 @@ import type { Router } from './routing/router.ts';
 import type { Store } from './store/store.ts';
 import { messagesSurface } from './surfaces/messages/messages-surface.ts';
 
-export { openStore, type StartupWarn };
+export { openStore, type ReloadOutcome, type StartupWarn };
 
 export interface Gateway {
   app: FastifyInstance;
@@ -54,6 +56,12 @@ export interface Gateway {
    * configured.
    */
   images: ImageService | undefined;
+  /**
+   * Reads the configuration file again and swaps its reloadable parts (docs/operations.md,
+   * "Reloading the configuration"); an invalid file changes nothing. Logs one line either way,
+   * naming what asked for it (`via`). A call while a reload runs joins it.
+   */
+  reload(options?: { via?: string }): Promise<ReloadOutcome>;
   /** Stops background work and closes the app and the stores. */
   close(): Promise<void>;
 }
@@ -70,6 +78,11 @@ export interface ComposeOptions {
   now?: () => number;
   /** A BlobStore for stored files (tests); otherwise the configured one. */
   blobs?: BlobStore;
+  /**
+   * How a reload reads the configuration; by default `loadConfig(env)`, the file start-up reads
+   * (`SWITCHYARD_CONFIG` or ./switchyard.config.json) with the same environment overrides.
+   */
+  readConfig?: () => Config;
 }
 
 /**
@@ -109,6 +122,7 @@ export async function composeGateway(
     if (options.store === undefined) await store.close();
     throw error;
   }
+  const providerKeys = new ProviderKeys(config, env);
   const metrics = createHttpMetrics({ processMetrics: options.processMetrics ?? false });
   const settlements = composeSettlements({
     config,
@@ -125,6 +139,7 @@ export async function composeGateway(
     settlements,
     logError,
     logEvent,
+    providerKeys,
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const compaction = composeCompaction(parts, compactionSeal);
@@ -190,6 +205,21 @@ export async function composeGateway(
     storage,
   ];
 
+  const readConfig = options.readConfig ?? (() => loadConfig(env).config);
+  let reloading: Promise<ReloadOutcome> | undefined;
+  const reload = (reloadOptions: { via?: string } = {}): Promise<ReloadOutcome> => {
+    reloading ??= Promise.resolve()
+      .then(() => {
+        const outcome = reloadConfiguration({ parts, providerKeys, readConfig });
+        logReload(app, outcome, reloadOptions.via);
+        return outcome;
+      })
+      .finally(() => {
+        reloading = undefined;
+      });
+    return reloading;
+  };
+
   const operator = new OperatorService(store);
   const app = await buildApp(
     {
@@ -197,6 +227,7 @@ export async function composeGateway(
       authenticator: parts.authenticator,
       operator,
       adminToken,
+      reloadConfiguration: () => reload({ via: 'admin API' }),
       checkReady: async () => {
         await store.ping();
         await limiter.ping();
@@ -225,6 +256,7 @@ export async function composeGateway(
     operator,
     storage: storage.service,
     images: images.service,
+    reload,
     async close() {
       for (const feature of features) await feature.stop?.();
       await app.close();
@@ -239,4 +271,35 @@ export async function composeGateway(
       if (options.store === undefined) await store.close();
     },
   };
+}
+
+/** One line per reload: what changed, or why the file was refused and the old one kept. */
+function logReload(app: FastifyInstance, outcome: ReloadOutcome, via: string | undefined): void {
+  const trigger = via === undefined ? {} : { via };
+  if (!outcome.ok) {
+    app.log.error(
+      { ...trigger, reason: outcome.reason },
+      'configuration reload refused; the running configuration stays',
+    );
+    return;
+  }
+  const { changed, restartNeeded, unsetKeys } = outcome;
+  app.log[restartNeeded.length > 0 ? 'warn' : 'info'](
+    {
+      ...trigger,
+      models: changed.models,
+      providers: changed.providers,
+      sections: changed.sections,
+      ...(restartNeeded.length > 0 ? { restartNeeded } : {}),
+    },
+    restartNeeded.length > 0
+      ? `configuration reloaded; these changes need a restart and were not applied: ${restartNeeded.join(', ')}`
+      : 'configuration reloaded',
+  );
+  for (const { provider, apiKeyEnv } of unsetKeys) {
+    app.log.warn(
+      { provider, apiKeyEnv },
+      `provider "${provider}": the environment variable ${apiKeyEnv} is unset or empty, so its calls are sent without a credential; set it and restart`,
+    );
+  }
 }

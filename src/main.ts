@@ -84,9 +84,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  // A closed terminal or a process manager's "reload": the configuration is only read at
-  // start, so a graceful stop, for the manager to start again (docs/decisions/0112).
-  process.on('SIGHUP', () => shutdown('SIGHUP'));
+  // A process manager's "reload": the configuration file is read again and its reloadable parts
+  // swapped, requests in flight finishing on the old one; the reload logs its one line, and a
+  // signal while one runs joins it (docs/decisions/0140).
+  process.on('SIGHUP', () => {
+    if (closing) return;
+    void gateway.reload({ via: 'SIGHUP' }).catch((error: unknown) => {
+      app.log.error({ err: error }, 'configuration reload failed');
+    });
+  });
 
   try {
     await app.listen(listening);

@@ -61,8 +61,8 @@ export interface ModelPage {
 
 /** The configured models in configuration order, which is the stable order of every listing. */
 export class ModelCatalog {
-  readonly #models: CatalogModel[];
-  readonly #byId: Map<string, CatalogModel>;
+  #models: CatalogModel[];
+  #byId: Map<string, CatalogModel>;
 
   /** `env` holds the providers' keys (read once here: a reload builds a new catalog). */
   constructor(config: Pick<Config, 'models' | 'providers'>, env: NodeJS.ProcessEnv = {}) {
@@ -117,6 +117,16 @@ export class ModelCatalog {
       };
     });
     this.#byId = new Map(this.#models.map((model) => [model.id, model]));
+  }
+
+  /**
+   * Takes `next`'s models in one step (a configuration reload): every holder of this catalog sees
+   * them on its next lookup, while a request that already resolved a `CatalogModel` keeps that
+   * object, deployments and prices included, until it ends.
+   */
+  replaceWith(next: ModelCatalog): void {
+    this.#models = next.#models;
+    this.#byId = next.#byId;
   }
 
   get(id: string): CatalogModel | undefined {

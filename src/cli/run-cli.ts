@@ -9,6 +9,7 @@ import {
   presentCreatedToken,
   presentCreditChange,
 } from '../operator/present-operator-records.ts';
+import { AdminApiError, type AdminApiClient } from './admin-api-client.ts';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -60,17 +61,22 @@ const list = (value: string) =>
     .map((item) => item.trim())
     .filter((item) => item !== '');
 
+/** The admin API of the running gateway at `url` (the `--url` option), or its default. */
+export type AdminApiSource = (url: string | undefined) => AdminApiClient | Promise<AdminApiClient>;
+
 /**
  * The operator commands (docs/operations.md) as a pure function of argv and an OperatorService, so
  * tests run them in-process. Returns the exit code. `--json` prints what the admin API answers for
  * the same command (present-operator-records.ts). Given a function, the service is only opened by a
- * command that needs it, so `--help` and usage errors never touch the store.
+ * command that needs it, so `--help` and usage errors never touch the store. Commands that act on
+ * the running gateway itself (`config reload`) call its admin API through `adminApiSource`.
  */
 export async function runCli(
   argv: string[],
   operatorSource: OperatorService | (() => Promise<OperatorService>),
   io: CliIo,
   now = Date.now,
+  adminApiSource?: AdminApiSource,
 ): Promise<number> {
   let opened: OperatorService | undefined;
   const open = async (): Promise<OperatorService> => {
@@ -81,8 +87,20 @@ export async function runCli(
   const program = new Command('switchyard')
     .description('Switchyard operator commands')
     .option('--json', 'print JSON instead of text')
+    .option(
+      '--url <url>',
+      'the running gateway, for commands that call its admin API (default: http://127.0.0.1:<server.port>)',
+    )
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  const adminApi = async (): Promise<AdminApiClient> => {
+    if (adminApiSource === undefined) {
+      throw new AdminApiError(
+        'this command needs the running gateway, which is not available here',
+      );
+    }
+    return adminApiSource(program.opts<{ url?: string }>().url);
+  };
   const print = (value: unknown, text: string) =>
     io.stdout(
       `${program.opts<{ json?: boolean }>().json ? JSON.stringify(value, null, 2) : text}\n`,
@@ -277,15 +295,57 @@ export async function runCli(
       );
     });
 
+  program
+    .command('config')
+    .description("the running gateway's configuration")
+    .command('reload')
+    .description(
+      'have the running gateway read its configuration file again (as SIGHUP does); an invalid file is refused and the running configuration stays',
+    )
+    .action(async () => {
+      const answer = (await (
+        await adminApi()
+      ).call('POST', '/api/admin/config/reload')) as ReloadAnswer;
+      print(answer, describeReload(answer));
+    });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    if (error instanceof ApiError) {
+    if (error instanceof ApiError || error instanceof AdminApiError) {
       io.stderr(`error: ${error.message}\n`);
       return 1;
     }
     throw error;
   }
+}
+
+interface ReloadAnswer {
+  changed?: Record<string, { added?: string[]; removed?: string[]; changed?: string[] } | string[]>;
+  restart_needed?: string[];
+  unset_key_variables?: Array<{ provider: string; api_key_env: string }>;
+}
+
+/** The reload's answer for a terminal: what changed per section, and what waits for a restart. */
+function describeReload(answer: ReloadAnswer): string {
+  const lines = ['configuration reloaded'];
+  for (const section of ['models', 'providers'] as const) {
+    const ids = answer.changed?.[section];
+    if (ids === undefined || Array.isArray(ids)) continue;
+    const parts = (['added', 'removed', 'changed'] as const)
+      .filter((what) => (ids[what]?.length ?? 0) > 0)
+      .map((what) => `${what} ${ids[what]?.join(', ')}`);
+    lines.push(`${section}: ${parts.length > 0 ? parts.join('; ') : 'unchanged'}`);
+  }
+  const sections = answer.changed?.sections;
+  if (Array.isArray(sections) && sections.length === 0) lines.push('nothing changed');
+  for (const { provider, api_key_env: variable } of answer.unset_key_variables ?? []) {
+    lines.push(`warning: provider "${provider}" has no key: ${variable} is unset or empty`);
+  }
+  if ((answer.restart_needed?.length ?? 0) > 0) {
+    lines.push(`not applied until a restart: ${answer.restart_needed?.join(', ')}`);
+  }
+  return lines.join('\n');
 }

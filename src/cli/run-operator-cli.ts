@@ -2,6 +2,7 @@ import { openStore } from '../composition/open-store.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { OperatorService } from '../operator/operator-service.ts';
 import type { Store } from '../store/store.ts';
+import { adminApiTarget, createAdminApiClient } from './admin-api-client.ts';
 import { runCli } from './run-cli.ts';
 
 let store: Store | undefined;
@@ -17,9 +18,25 @@ const openOperator = async (): Promise<OperatorService> => {
   }
   return new OperatorService(store);
 };
-const code = await runCli(process.argv.slice(2), openOperator, {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-});
+const adminApi = (url: string | undefined) => {
+  let config;
+  try {
+    ({ config } = loadConfig());
+  } catch (error) {
+    process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+    process.exit(78);
+  }
+  return createAdminApiClient(adminApiTarget(config, process.env, url));
+};
+const code = await runCli(
+  process.argv.slice(2),
+  openOperator,
+  {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  },
+  Date.now,
+  adminApi,
+);
 await store?.close();
 process.exitCode = code;

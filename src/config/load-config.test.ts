@@ -130,6 +130,23 @@ describe('configuration', () => {
     expect(() => loadConfig({ SWITCHYARD_CONFIG: file }, directory)).toThrow(file);
   });
 
+  it.each([
+    ['{\n  "providers": { "p": { "headers": { "authorization": Bearer sk-hidden } } }\n}', "'B'"],
+    ['{\n  "store": { "postgresUrl": "postgres://u:sk-hidden@db/x", }\n}', 'line 2, column'],
+  ])('tells where a file is not JSON without quoting it %#', async (text, where) => {
+    const file = path.join(directory, 'secret.json');
+    await writeFile(file, text);
+    let message = '';
+    try {
+      loadConfig({ SWITCHYARD_CONFIG: file }, directory);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('is not valid JSON');
+    expect(message).toContain(where);
+    expect(message).not.toContain('sk-hidden');
+  });
+
   it('refuses a non-integer PORT', () => {
     expect(() => loadConfig({ PORT: 'abc' }, directory)).toThrow('PORT');
   });

@@ -226,7 +226,7 @@ export function loadConfig(
       raw = JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
       throw new ConfigError(
-        `Configuration file ${candidate} is not valid JSON: ${(error as Error).message}`,
+        `Configuration file ${candidate} is not valid JSON: ${jsonSyntaxProblem(error as Error, text)}`,
       );
     }
     source = candidate;
@@ -235,6 +235,24 @@ export function loadConfig(
   const config = parseConfig(raw);
   config.dataDir = path.resolve(cwd, config.dataDir);
   return { config, source };
+}
+
+/**
+ * V8 quotes the text around a JSON syntax error, and a configuration file may hold secrets
+ * (provider headers, a database URL), so only the kind of error and where it is are told: the
+ * message goes to the log and, on a reload, to the admin API's answer.
+ */
+function jsonSyntaxProblem(error: Error, text: string): string {
+  const problem = error.message.replace(
+    /,?\s*(?:\.\.\.)?".*"(?:\.\.\.)?\s+is not valid JSON$/s,
+    '',
+  );
+  const position = / at position (\d+)/.exec(problem);
+  if (position === null) return problem;
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${problem.slice(0, position.index)} at line ${line}, column ${column}`;
 }
 
 /** The upstream key of a provider, read from the environment variable the configuration names. */

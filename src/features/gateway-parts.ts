@@ -11,15 +11,24 @@ import type { Router } from '../routing/router.ts';
  * same way. Concrete stores are not here: the composition root hands a feature the ports it needs.
  */
 export interface GatewayParts {
+  /**
+   * The configuration in effect. A reload replaces it with one whose reloadable sections (models,
+   * providers, routing) are new and the rest as started, so a part that should follow reloads reads
+   * it at call time; what a feature takes from it at compose time stays until a restart.
+   */
   config: Config;
   env: NodeJS.ProcessEnv;
+  /** Swapped in place by a reload (`ModelCatalog.replaceWith`). */
   catalog: ModelCatalog;
   authenticator: Authenticator;
   pools: UpstreamPools;
   /** Chooses the target of every text upstream call and learns their health (docs/routing.md). */
   router: Router;
   billing: BillingDependencies;
-  /** The configured credential of a provider, read from its environment variable. */
+  /**
+   * The configured credential of a provider, read from its environment variable; it follows a
+   * reload, so keep the function, not a key read from it.
+   */
   providerKey(providerId: string): string | undefined;
   now(): number;
   /** Logs a failure of background work on the app's logger (available once the app is built). */

@@ -20,7 +20,7 @@ import {
 import { installJsonBodyParser } from './read-json-body.ts';
 import { logSerializers } from './log-serializers.ts';
 import { hasCredentialInUrl } from './redact-url.ts';
-import { adminRoutes } from './routes/admin-routes.ts';
+import { adminRoutes, type AdminRouteDependencies } from './routes/admin-routes.ts';
 import { healthRoutes } from './routes/health-routes.ts';
 import { modelRoutes } from './routes/model-routes.ts';
 import { sendError } from './send-error.ts';
@@ -30,6 +30,8 @@ export interface AppDependencies {
   authenticator: Authenticator;
   operator: OperatorService;
   adminToken: string | undefined;
+  /** Reloads the configuration file (POST /api/admin/config/reload); absent, the route is too. */
+  reloadConfiguration?: AdminRouteDependencies['reloadConfiguration'];
   checkReady(): Promise<void>;
   /** Registers further route plugins (generation, features) inside the app. */
   routes?: Array<(app: FastifyInstance) => Promise<void>>;
@@ -215,6 +217,9 @@ export async function buildApp(
     operator: dependencies.operator,
     authenticator: dependencies.authenticator,
     adminToken: dependencies.adminToken,
+    ...(dependencies.reloadConfiguration !== undefined
+      ? { reloadConfiguration: dependencies.reloadConfiguration }
+      : {}),
   });
   for (const routes of dependencies.routes ?? []) await app.register(routes);
 

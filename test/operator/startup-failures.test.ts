@@ -111,7 +111,7 @@ describe('a gateway that cannot start', () => {
     expect(started.output()).not.toContain('too-short');
   }, 60_000);
 
-  it('names the process serving the embedded store and exits 75; SIGHUP stops the first gracefully', async () => {
+  it('names the process serving the embedded store and exits 75; SIGTERM stops the first gracefully', async () => {
     const first = startGateway({ SWITCHYARD_CONFIG: configPath, PORT: String(await freePort()) });
     running.push(first);
     await waitForListening(first);
@@ -122,9 +122,9 @@ describe('a gateway that cannot start', () => {
     expect(line.msg).toContain(`pid ${first.child.pid}`);
     expect(line.msg).toContain('one gateway process per embedded store');
 
-    process.kill(first.child.pid as number, 'SIGHUP');
+    process.kill(first.child.pid as number, 'SIGTERM');
     expect(await first.exited).toBe(0);
-    expect(first.output()).toContain('"signal":"SIGHUP"');
+    expect(first.output()).toContain('"signal":"SIGTERM"');
     expect(first.output()).toContain('shutting down');
   }, 90_000);
 });

@@ -61,7 +61,7 @@ export async function settledUsageRecord(
  */
 export async function startTestGateway(
   rawConfig: Record<string, unknown> = {},
-  options: Pick<ComposeOptions, 'warn' | 'store' | 'now' | 'blobs'> & {
+  options: Pick<ComposeOptions, 'warn' | 'store' | 'now' | 'blobs' | 'readConfig'> & {
     env?: Record<string, string>;
   } = {},
 ): Promise<TestGateway> {
@@ -86,6 +86,7 @@ export async function startTestGateway(
     ...(options.store !== undefined ? { store: options.store } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...(options.blobs !== undefined ? { blobs: options.blobs } : {}),
+    ...(options.readConfig !== undefined ? { readConfig: options.readConfig } : {}),
   });
   return {
     ...gateway,

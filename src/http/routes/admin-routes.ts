@@ -17,7 +17,19 @@ export interface AdminRouteDependencies {
   authenticator: Authenticator;
   /** The operator credential; undefined disables the admin API. */
   adminToken: string | undefined;
+  /** Reads the configuration file again and swaps what may change without a restart. */
+  reloadConfiguration?: () => Promise<ConfigurationReloadAnswer>;
 }
+
+/** What a configuration reload reports (the gateway's `reload()`). */
+export type ConfigurationReloadAnswer =
+  | {
+      ok: true;
+      changed: object;
+      restartNeeded: string[];
+      unsetKeys: Array<{ provider: string; apiKeyEnv: string }>;
+    }
+  | { ok: false; reason: string };
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
@@ -205,6 +217,29 @@ export async function adminRoutes(
     const { account_id: accountId } = request.query as { account_id?: string };
     return { data: await operator.listTokens(accountId) };
   });
+
+  const { reloadConfiguration } = dependencies;
+  if (reloadConfiguration !== undefined) {
+    app.post('/api/admin/config/reload', { schema: hidden }, async () => {
+      const outcome = await reloadConfiguration();
+      // The file is the operator's request here: a refused one is answered like a refused body.
+      if (!outcome.ok) {
+        throw new ApiError(
+          'invalid_request',
+          `The configuration was not reloaded; the running one stays. ${outcome.reason}`,
+        );
+      }
+      return {
+        reloaded: true,
+        changed: outcome.changed,
+        restart_needed: outcome.restartNeeded,
+        unset_key_variables: outcome.unsetKeys.map(({ provider, apiKeyEnv }) => ({
+          provider,
+          api_key_env: apiKeyEnv,
+        })),
+      };
+    });
+  }
 
   app.post('/api/admin/tokens/:token_id/disable', { schema: hidden }, async (request) => {
     const { token_id: tokenId } = request.params as { token_id: string };

@@ -13,6 +13,7 @@ describe('UpstreamPools', () => {
   let baseUrl: string;
   let inFlight = 0;
   let mostInFlight = 0;
+  let connections = 0;
   const held: ServerResponse[] = [];
 
   beforeAll(async () => {
@@ -29,6 +30,7 @@ describe('UpstreamPools', () => {
       else if (request.url === '/stall') response.writeHead(200).flushHeaders();
       else response.end('{}');
     });
+    server.on('connection', () => (connections += 1));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -139,6 +141,36 @@ describe('UpstreamPools', () => {
       setTimeout(() => signal.abort(), 50);
       const error: unknown = await sent.catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(undiciErrors.RequestAbortedError);
+    } finally {
+      await pools.close();
+    }
+  });
+
+  it('hands a pool on across a reload when the settings match, and lets a retired one finish its request', async () => {
+    const pools = new UpstreamPools();
+    const kept = target({});
+    const changed = target({ maxConnections: 4 });
+    try {
+      await (await send(pools, kept, '/')).body.text();
+      const heldBefore = held.length;
+      const holding = send(pools, changed, '/hold');
+      while (held.length === heldBefore) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(pools.size).toBe(2);
+      const connectionsBefore = connections;
+
+      const keptAgain = target({});
+      const changedAgain = target({ maxConnections: 2 });
+      pools.carryOver({ kept, changed }, { kept: keptAgain, changed: changedAgain });
+      // The kept provider's new object reuses the warm connection; the changed one is retiring.
+      expect(pools.size).toBe(1);
+      await (await send(pools, keptAgain, '/')).body.text();
+      expect(connections).toBe(connectionsBefore);
+
+      // The request in flight on the retired pool still gets its whole answer.
+      held.at(-1)?.end('{"done":true}');
+      expect(await (await holding).body.text()).toBe('{"done":true}');
+      await (await send(pools, changedAgain, '/')).body.text();
+      expect(pools.size).toBe(2);
     } finally {
       await pools.close();
     }

@@ -32,7 +32,9 @@ export interface UpstreamRequest {
  * dispatch interface, not `request()`'s stream: upstream-answer.ts), one per provider: each
  * provider's timeouts and connection limit apply even when two providers share a base URL
  * (the shipped example has `openai` and `openai-chat` on one URL). A target is a provider's
- * configuration object, which lives as long as the configuration, so its identity is the key.
+ * configuration object, which lives as long as the configuration, so its identity is the key. A
+ * configuration reload hands its pool on to the provider's new object when its connection settings
+ * are the same (`carryOver`), so a reload does not drop warm connections.
  *
  * Timeouts: connect (`connectTimeout`), idle between body chunks (`bodyTimeout`) and first byte.
  * undici's own timers for delays over a second tick in half-seconds and fire up to about a second
@@ -42,6 +44,8 @@ export interface UpstreamRequest {
  */
 export class UpstreamPools {
   readonly #pools = new Map<UpstreamTarget, { pool: Pool; basePath: string }>();
+  /** Pools a reload retired, closing once the requests they still carry have ended. */
+  readonly #closing = new Set<Promise<void>>();
 
   #poolFor(target: UpstreamTarget): { pool: Pool; basePath: string } {
     const existing = this.#pools.get(target);
@@ -56,7 +60,7 @@ export class UpstreamPools {
         keepAliveTimeout: 30_000,
         pipelining: 1,
       }),
-      basePath: url.pathname.replace(/\/+$/, ''),
+      basePath: basePathOf(target),
     };
     this.#pools.set(target, entry);
     return entry;
@@ -97,15 +101,66 @@ export class UpstreamPools {
     }
   }
 
+  /**
+   * A configuration reload, from the providers `previous` names to those `next` names: a provider
+   * whose connection settings did not change (`poolSignature`) keeps its pool under its new
+   * object; the pools of the others are closed, which undici does once the requests they carry
+   * have ended, so a stream in flight finishes. A call still holding a retired object later (a
+   * fallback planned before the reload) gets a pool of its own again.
+   */
+  carryOver(
+    previous: Readonly<Record<string, UpstreamTarget>>,
+    next: Readonly<Record<string, UpstreamTarget>>,
+  ): void {
+    for (const [id, before] of Object.entries(previous)) {
+      const entry = this.#pools.get(before);
+      if (entry === undefined) continue;
+      const after = Object.hasOwn(next, id) ? next[id] : undefined;
+      if (after === before) continue;
+      this.#pools.delete(before);
+      if (after !== undefined && poolSignature(after) === poolSignature(before)) {
+        if (!this.#pools.has(after)) {
+          this.#pools.set(after, { pool: entry.pool, basePath: basePathOf(after) });
+        }
+        continue;
+      }
+      this.#retire(entry.pool);
+    }
+  }
+
+  #retire(pool: Pool): void {
+    for (const entry of this.#pools.values()) if (entry.pool === pool) return;
+    const closing = pool.close().catch(() => undefined);
+    this.#closing.add(closing);
+    void closing.finally(() => this.#closing.delete(closing));
+  }
+
   /** How many pools are open (one per provider that sent something). */
   get size(): number {
-    return this.#pools.size;
+    return new Set([...this.#pools.values()].map(({ pool }) => pool)).size;
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map(({ pool }) => pool.close()));
+    const pools = new Set([...this.#pools.values()].map(({ pool }) => pool));
     this.#pools.clear();
+    await Promise.all([...pools].map((pool) => pool.close()));
+    await Promise.all(this.#closing);
   }
+}
+
+/** What a pool is made of: a target with the same signature can use the pool as it is. */
+function poolSignature(target: UpstreamTarget): string {
+  return JSON.stringify([
+    new URL(target.baseUrl).origin,
+    target.connectTimeoutMs,
+    target.firstByteTimeoutMs,
+    target.idleTimeoutMs,
+    target.maxConnections,
+  ]);
+}
+
+function basePathOf(target: UpstreamTarget): string {
+  return new URL(target.baseUrl).pathname.replace(/\/+$/, '');
 }
 
 /** undici's headers timer only guards against our own timer never firing; it fires after it. */
