@@ -30,6 +30,8 @@ const CHAT_MODEL = 'bench-chat';
 export const EVALUATION_MODEL_ID = 'bench-evaluator';
 const CLAUDE_MODEL = 'bench-claude';
 const SLOW_CHAT_MODEL = 'bench-chat-slow';
+/** `bench-chat` on 3 deployments × 3 keys: the router's decision against a single target. */
+export const ROUTED_CHAT_MODEL = 'bench-chat-routed';
 
 const question = 'Give me one sentence about freight yards.';
 
@@ -158,6 +160,19 @@ export function buildScenarios(quick: boolean): Scenario[] {
       connections,
       latencyRun: true,
       inQuick: true,
+    },
+    {
+      id: 'chat-json-routed',
+      title: 'chat → openai-chat, JSON, 3 deployments × 3 keys (routing cost vs chat-json)',
+      path: '/v1/chat/completions',
+      body: chatBody(ROUTED_CHAT_MODEL, false),
+      dialect: 'same',
+      slow: false,
+      targets: ['gateway'],
+      floorReference: 'chat-json',
+      connections,
+      latencyRun: false,
+      inQuick: false,
     },
     {
       id: 'chat-sse',

@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, startProcess } from './bench-process.ts';
 import type { BenchProcess } from './bench-process.ts';
-import { EVALUATION_MODEL_ID, type Scenario, type TargetName } from './bench-scenarios.ts';
+import {
+  EVALUATION_MODEL_ID,
+  ROUTED_CHAT_MODEL,
+  type Scenario,
+  type TargetName,
+} from './bench-scenarios.ts';
 import { TRANSCRIPTION_MODEL_ID } from './measure-transcription-uploads.ts';
 
 const run = promisify(execFile);
@@ -111,6 +116,11 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
     store: { backend: 'sqlite' },
     providers: {
       'mock-chat': provider('openai-chat', mockPort),
+      // Three keys of one account: with three deployments, the routed model's nine targets.
+      'mock-chat-keys': {
+        ...provider('openai-chat', mockPort),
+        apiKeyEnv: ['BENCH_UPSTREAM_KEY', 'BENCH_UPSTREAM_KEY_2', 'BENCH_UPSTREAM_KEY_3'],
+      },
       'mock-anthropic': provider('anthropic', mockPort),
       'slow-chat': provider('openai-chat', slowMockPort),
       'slow-anthropic': provider('anthropic', slowMockPort),
@@ -119,6 +129,13 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
     },
     models: [
       model('bench-chat', 'mock-chat', 'gpt-4.1-mini'),
+      {
+        ...model(ROUTED_CHAT_MODEL, 'mock-chat-keys', 'gpt-4.1-mini'),
+        deployments: ['gpt-4.1-mini', 'gpt-4.1-mini-2', 'gpt-4.1-mini-3'].map((upstreamModel) => ({
+          provider: 'mock-chat-keys',
+          upstreamModel,
+        })),
+      },
       model('bench-claude', 'mock-anthropic', 'claude-sonnet-4-5'),
       model(SLOW_MODEL_BY_DIALECT['openai-chat'], 'slow-chat', 'gpt-4.1-mini'),
       model(SLOW_MODEL_BY_DIALECT.anthropic, 'slow-anthropic', 'claude-sonnet-4-5'),
@@ -212,6 +229,8 @@ async function startGateway(
     SWITCHYARD_CONFIG: configPath,
     SWITCHYARD_LOG_LEVEL: 'warn',
     BENCH_UPSTREAM_KEY: 'sk-bench-upstream',
+    BENCH_UPSTREAM_KEY_2: 'sk-bench-upstream-2',
+    BENCH_UPSTREAM_KEY_3: 'sk-bench-upstream-3',
   };
   const { stdout } = await run(
     process.execPath,

@@ -22,6 +22,16 @@ const generationAnswerHeaders = {
     description:
       'The output limit the call was sent with, when it was lowered to what the balance affords (docs/decisions/0100).',
   },
+  'x-switchyard-deployment': {
+    type: 'string',
+    description:
+      'The deployment that answered (provider id and upstream model, never a key) and the upstream calls the request took: `openai/gpt-4.1; attempts=2` (docs/routing.md).',
+  },
+  'x-switchyard-model': {
+    type: 'string',
+    description:
+      "The model that answered: the one asked for, or one of its configured fallbacks (docs/routing.md).",
+  },
   'x-switchyard-ignored-fields': {
     type: 'string',
     description:
