@@ -713,12 +713,17 @@ export class GenerationService {
           const retryAfterMs = readRetryAfterMs(response.headers, now());
           router.failed(target, failure, retryAfterMs);
           router.finished(target);
-          this.#logAttempt(call, target, attempts, failure, response.statusCode, retryAfterMs);
+          const error = describeAttempt(gatewayFault(mapped.error, failure), target, {
+            attempt: attempts,
+            failure,
+            retryAfterMs,
+          });
           if (failure === 'client') {
             releaseSources(legs);
-            throw mapped.error;
+            this.#logAttempts(call, failures.others(error));
+            throw error;
           }
-          failures.add(failure, gatewayFault(mapped.error, failure), retryAfterMs);
+          failures.add(failure, error, retryAfterMs);
         } catch (error) {
           if (error instanceof ApiError) throw error;
           if (call.signal.aborted) {
@@ -734,19 +739,22 @@ export class GenerationService {
           failure = isTimeout(error) ? 'timeout' : 'connection';
           router.failed(target, failure, undefined);
           router.finished(target);
-          this.#logAttempt(call, target, attempts, failure, undefined, undefined);
           failures.add(
             failure,
-            new ApiError(
-              'upstream_error',
-              `The upstream could not be reached or read: ${(error as Error).message}`,
-              {
-                diagnosis: {
-                  provider: providerId,
-                  upstreamPath: upstreamUrlPath(provider.baseUrl, path),
-                  cause: (error as Error).message,
+            describeAttempt(
+              new ApiError(
+                'upstream_error',
+                `The upstream could not be reached or read: ${(error as Error).message}`,
+                {
+                  diagnosis: {
+                    provider: providerId,
+                    upstreamPath: upstreamUrlPath(provider.baseUrl, path),
+                    cause: (error as Error).message,
+                  },
                 },
-              },
+              ),
+              target,
+              { attempt: attempts, failure, retryAfterMs: undefined },
             ),
             undefined,
           );
@@ -757,28 +765,17 @@ export class GenerationService {
       }
     }
     releaseSources(legs);
-    throw failures.worst(now()) ?? refuseBlocked(blocked, now());
+    const shown = failures.worst() ?? refuseBlocked(blocked, legs[0]?.model.id ?? '', now());
+    // The error shown is the request's own log line (its diagnosis); the others are one each.
+    this.#logAttempts(call, failures.others(shown));
+    throw shown;
   }
 
-  /** One warn line per failed attempt: which target (never its key), how, and what it taught. */
-  #logAttempt(
-    call: RouteCall,
-    target: RoutingTarget,
-    attempt: number,
-    failure: FailureClass,
-    status: number | undefined,
-    retryAfterMs: number | undefined,
-  ): void {
-    this.#dependencies.logAttemptFailure?.({
-      requestId: call.requestId,
-      provider: target.deployment.providerId,
-      deployment: target.deployment.label,
-      keyId: target.key.id,
-      attempt,
-      failure,
-      ...(status !== undefined ? { upstreamStatus: status } : {}),
-      ...(retryAfterMs !== undefined ? { retryAfterMs: Math.round(retryAfterMs) } : {}),
-    });
+  /** One warn line per failed attempt the request's own log line does not tell. */
+  #logAttempts(call: RouteCall, errors: readonly ApiError[]): void {
+    const log = this.#dependencies.logAttemptFailure;
+    if (log === undefined) return;
+    for (const error of errors) log({ requestId: call.requestId, ...error.diagnosis });
   }
 }
 
@@ -850,15 +847,52 @@ function gatewayFault(error: ApiError, failure: FailureClass): ApiError {
  * What the client sees when no target is usable before any call: 429 while keys cool down, 503
  * while circuits are open or keys are out of rotation, with how long to wait.
  */
-function refuseBlocked(blocked: Blocked | undefined, now: number): ApiError {
-  const retryAfter =
-    blocked === undefined ? undefined : Math.max(1, Math.ceil((blocked.until - now) / 1000));
-  if (blocked?.reason === 'cooldown' || blocked?.reason === 'budget')
-    return new ApiError('upstream_rate_limited', undefined, {
-      ...(retryAfter !== undefined ? { retryAfter } : {}),
-    });
-  return new ApiError('upstream_unavailable', undefined, {
-    ...(retryAfter !== undefined && Number.isFinite(retryAfter) ? { retryAfter } : {}),
+function refuseBlocked(blocked: Blocked | undefined, model: string, now: number): ApiError {
+  if (blocked === undefined) return new ApiError('upstream_unavailable');
+  const retryAfter = Math.max(1, Math.ceil((blocked.until - now) / 1000));
+  const { target } = blocked;
+  const why = {
+    cooldown: 'is cooling down after a 429',
+    budget: "has spent its key's budget for this minute",
+    circuit: 'has its circuit open after failing',
+    disabled: `has its key out of rotation (${blocked.disabled ?? 'refused'})`,
+  }[blocked.reason];
+  const options = {
+    ...(Number.isFinite(retryAfter) ? { retryAfter } : {}),
+    // The operator's line: no upstream was called, and this is why.
+    diagnosis: {
+      provider: target.deployment.providerId,
+      deployment: target.deployment.label,
+      keyId: target.key.id,
+      cause: `No target of the model "${model}" is usable: the first to come back, ${target.id}, ${why} until ${new Date(blocked.until).toISOString()}.`,
+    },
+  };
+  return blocked.reason === 'cooldown' || blocked.reason === 'budget'
+    ? new ApiError('upstream_rate_limited', undefined, options)
+    : new ApiError('upstream_unavailable', undefined, options);
+}
+
+/** The attempt's target and outcome added to its failure's diagnosis (never the key itself). */
+function describeAttempt(
+  error: ApiError,
+  target: RoutingTarget,
+  attempt: { attempt: number; failure: FailureClass; retryAfterMs: number | undefined },
+): ApiError {
+  return new ApiError(error.code, error.message, {
+    ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+    ...(error.details !== undefined ? { details: error.details } : {}),
+    status: error.status,
+    diagnosis: {
+      ...error.diagnosis,
+      provider: target.deployment.providerId,
+      deployment: target.deployment.label,
+      keyId: target.key.id,
+      attempt: attempt.attempt,
+      failure: attempt.failure,
+      ...(attempt.retryAfterMs !== undefined
+        ? { retryAfterMs: Math.round(attempt.retryAfterMs) }
+        : {}),
+    },
   });
 }
 
@@ -869,16 +903,23 @@ function refuseBlocked(blocked: Blocked | undefined, now: number): ApiError {
 class FailureSummary {
   #rateLimited: { error: ApiError; retryAfterMs: number } | undefined;
   #last: ApiError | undefined;
+  #all: ApiError[] | undefined;
 
   add(failure: FailureClass, error: ApiError, retryAfterMs: number | undefined): void {
     this.#last = error;
+    (this.#all ??= []).push(error);
     if (failure !== 'rate_limited') return;
     const wait = retryAfterMs ?? Infinity;
     if (this.#rateLimited === undefined || wait < this.#rateLimited.retryAfterMs)
       this.#rateLimited = { error, retryAfterMs: wait };
   }
 
-  worst(_now: number): ApiError | undefined {
+  worst(): ApiError | undefined {
     return this.#rateLimited?.error ?? this.#last;
+  }
+
+  /** Every failure but `shown`, in the order they happened. */
+  others(shown: ApiError | undefined): readonly ApiError[] {
+    return this.#all === undefined ? [] : this.#all.filter((error) => error !== shown);
   }
 }

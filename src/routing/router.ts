@@ -17,6 +17,10 @@ const ewmaAlpha = 0.3;
 /** Why no target could take a call: what the client is told (generation-service.ts). */
 export interface Blocked {
   reason: 'cooldown' | 'circuit' | 'disabled' | 'budget';
+  /** The target that may be tried first. */
+  target: RoutingTarget;
+  /** Why its key is out of rotation, when it is. */
+  disabled: 'refused' | 'quota' | undefined;
   /** Epoch ms when the first of them may be tried again. */
   until: number;
 }
@@ -177,7 +181,8 @@ export class Router {
             : health.coolUntil > now || key.coolUntil > now
               ? 'cooldown'
               : 'budget';
-      if (blocked === undefined || until < blocked.until) blocked = { reason, until };
+      if (blocked === undefined || until < blocked.until)
+        blocked = { reason, until, target, disabled: key.disabled ?? health.disabled };
     }
     return blocked;
   }

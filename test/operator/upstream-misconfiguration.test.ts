@@ -69,26 +69,40 @@ describe('a provider configured wrongly', () => {
   });
 
   it('logs the missing variable as the cause of each refused call, at warn, without a stack', async () => {
-    for (let call = 0; call < 2; call += 1) {
-      const response = await chat(bed.gateway, bed.token, 'via-keyless');
-      expect(response.statusCode).toBe(502);
-      expect(response.json().error.message).toContain("refused the gateway's credentials");
-      // The client is not told about the gateway's environment.
-      expect(response.body).not.toContain(unsetVariable);
-      const line = logLines(bed.gateway).find(
-        (entry) =>
-          entry.requestId === response.headers['request-id'] && entry.provider !== undefined,
-      );
-      expect(line).toMatchObject({
-        level: 40,
-        msg: 'upstream call failed',
-        provider: 'keyless',
-        upstreamStatus: 401,
-        upstreamPath: '/v1/chat/completions',
-      });
-      expect(line?.cause).toContain(unsetVariable);
-      expect(line?.err).toBeUndefined();
-    }
+    const first = await chat(bed.gateway, bed.token, 'via-keyless');
+    expect(first.statusCode).toBe(502);
+    expect(first.json().error.message).toContain("refused the gateway's credentials");
+    // The client is not told about the gateway's environment.
+    expect(first.body).not.toContain(unsetVariable);
+    const line = logLines(bed.gateway).find(
+      (entry) => entry.requestId === first.headers['request-id'] && entry.provider !== undefined,
+    );
+    expect(line).toMatchObject({
+      level: 40,
+      msg: 'upstream call failed',
+      provider: 'keyless',
+      upstreamStatus: 401,
+      upstreamPath: '/v1/chat/completions',
+      failure: 'refused',
+    });
+    expect(line?.cause).toContain(unsetVariable);
+    expect(line?.err).toBeUndefined();
+
+    // The refused key is out of rotation (docs/routing.md): the next call is not sent, and the
+    // log still names the variable.
+    const calls = bed.fake.requests.length;
+    const second = await chat(bed.gateway, bed.token, 'via-keyless');
+    expect(second.statusCode).toBe(503);
+    expect(second.json().error.code).toBe('upstream_unavailable');
+    expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
+    expect(second.body).not.toContain(unsetVariable);
+    expect(bed.fake.requests.length).toBe(calls);
+    const refusedLine = logLines(bed.gateway).find(
+      (entry) => entry.requestId === second.headers['request-id'] && entry.provider !== undefined,
+    );
+    expect(refusedLine).toMatchObject({ level: 40, provider: 'keyless' });
+    expect(refusedLine?.cause).toContain(unsetVariable);
+    expect(refusedLine?.cause).toContain('out of rotation (refused)');
   });
 
   it('answers an upstream 404 from a baseUrl ending in /v1 with 502, and logs the path it called', async () => {
