@@ -263,6 +263,11 @@ describe('routing visibility: GET /api/admin/routing, routing enable, /metrics',
     for (let call = 0; call < 2; call += 1) expect((await message('beta')).statusCode).toBe(200);
     expect(keysCalled()).toContain(secretA);
 
+    // A target id holds `/` and `#`: the CLI sends it as one encoded path segment.
+    const one = await cli('routing', 'enable', target('beta', keyB));
+    expect(one.code, one.err).toBe(0);
+    expect(one.out).toBe(`enabled ${target('beta', keyB)} (healthy)\n`);
+
     const unknown = await cli('routing', 'enable', 'k00000000');
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain('404');
