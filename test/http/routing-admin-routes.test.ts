@@ -188,6 +188,10 @@ describe('routing visibility: GET /api/admin/routing, routing enable, /metrics',
     );
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.type).toBe('not_found_error');
+    // A key pasted in place of its id is not found, and not echoed.
+    const pasted = await admin('POST', `/api/admin/routing/targets/${secretA}/enable`);
+    expect(pasted.statusCode).toBe(404);
+    expect(pasted.body).not.toContain(secretA);
 
     const enabled = await admin(
       'POST',

@@ -33,7 +33,8 @@ export async function routingAdminRoutes(
     if (targets.length === 0) {
       throw new ApiError(
         'not_found',
-        `No configured target or key is named "${name}"; GET /api/admin/routing lists them.`,
+        // The name is not echoed: a key pasted in place of its id would come back in the answer.
+        'No configured target or key has this name (a target or key id); GET /api/admin/routing lists them.',
       );
     }
     for (const target of targets) router.enable(target);
