@@ -36,6 +36,7 @@ import type { StorageService } from './features/storage/storage-service.ts';
 import { buildApp } from './http/build-app.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { OperatorService } from './operator/operator-service.ts';
+import { createRoutingMetrics } from './routing/create-routing-metrics.ts';
 import type { Router } from './routing/router.ts';
 import type { Store } from './store/store.ts';
 import { messagesSurface } from './surfaces/messages/messages-surface.ts';
@@ -142,6 +143,10 @@ export async function composeGateway(
     providerKeys,
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
+  createRoutingMetrics(metrics.registry, {
+    models: () => parts.catalog.all(),
+    router: parts.router,
+  });
   const compaction = composeCompaction(parts, compactionSeal);
   const responsesState = composeResponsesState(parts, store.responses);
   const { generation, feature: generationRoutes } = composeGeneration(parts, {
@@ -228,6 +233,7 @@ export async function composeGateway(
       operator,
       adminToken,
       reloadConfiguration: () => reload({ via: 'admin API' }),
+      router: parts.router,
       checkReady: async () => {
         await store.ping();
         await limiter.ping();

@@ -10,6 +10,7 @@ import {
   presentCreditChange,
 } from '../operator/present-operator-records.ts';
 import { AdminApiError, type AdminApiClient } from './admin-api-client.ts';
+import { describeRoutingHealth, type RoutingHealthAnswer } from './describe-routing-health.ts';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -69,7 +70,7 @@ export type AdminApiSource = (url: string | undefined) => AdminApiClient | Promi
  * tests run them in-process. Returns the exit code. `--json` prints what the admin API answers for
  * the same command (present-operator-records.ts). Given a function, the service is only opened by a
  * command that needs it, so `--help` and usage errors never touch the store. Commands that act on
- * the running gateway itself (`config reload`) call its admin API through `adminApiSource`.
+ * the running gateway itself (`config reload`, `routing …`) call its admin API through `adminApiSource`.
  */
 export async function runCli(
   argv: string[],
@@ -307,6 +308,44 @@ export async function runCli(
         await adminApi()
       ).call('POST', '/api/admin/config/reload')) as ReloadAnswer;
       print(answer, describeReload(answer));
+    });
+
+  const routing = program
+    .command('routing')
+    .description("the running gateway's upstream targets and their health");
+  routing
+    .command('health')
+    .description(
+      "every model's targets in routing order: state, until when, calls in flight, time to first byte, calls and failures",
+    )
+    .action(async () => {
+      const answer = (await (
+        await adminApi()
+      ).call('GET', '/api/admin/routing')) as RoutingHealthAnswer;
+      print(answer, describeRoutingHealth(answer));
+    });
+  routing
+    .command('enable <target-or-key-id>')
+    .description(
+      'put a target (provider/upstream-model#key-id), or a key id for every target using it, back in rotation at once',
+    )
+    .action(async (name: string) => {
+      const answer = (await (
+        await adminApi()
+      ).call('POST', `/api/admin/routing/targets/${encodeURIComponent(name)}/enable`)) as {
+        enabled: Array<{ id: string; state: string }>;
+      };
+      print(
+        answer,
+        answer.enabled.map((target) => `enabled ${target.id} (${target.state})`).join('\n'),
+      );
+    });
+  routing
+    .command('reset')
+    .description('forget what the gateway learned about every target and every session pin')
+    .action(async () => {
+      const answer = await (await adminApi()).call('POST', '/api/admin/routing/reset');
+      print(answer, 'routing state forgotten: every target is tried afresh');
     });
 
   try {

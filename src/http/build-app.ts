@@ -6,6 +6,7 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { OperatorService } from '../operator/operator-service.ts';
+import type { Router } from '../routing/router.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { BodyByteBudget } from './body-byte-budget.ts';
 import { UnusedConnections } from './close-unused-connections.ts';
@@ -32,6 +33,8 @@ export interface AppDependencies {
   adminToken: string | undefined;
   /** Reloads the configuration file (POST /api/admin/config/reload); absent, the route is too. */
   reloadConfiguration?: AdminRouteDependencies['reloadConfiguration'];
+  /** The router (GET /api/admin/routing and its commands); absent, those routes are too. */
+  router?: Router;
   checkReady(): Promise<void>;
   /** Registers further route plugins (generation, features) inside the app. */
   routes?: Array<(app: FastifyInstance) => Promise<void>>;
@@ -219,6 +222,9 @@ export async function buildApp(
     adminToken: dependencies.adminToken,
     ...(dependencies.reloadConfiguration !== undefined
       ? { reloadConfiguration: dependencies.reloadConfiguration }
+      : {}),
+    ...(dependencies.router !== undefined
+      ? { routing: { catalog: dependencies.catalog, router: dependencies.router } }
       : {}),
   });
   for (const routes of dependencies.routes ?? []) await app.register(routes);

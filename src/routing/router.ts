@@ -59,6 +59,16 @@ export class Router {
     this.#budgets = new KeyBudgets();
   }
 
+  /**
+   * The operator's command: the target and its key back in rotation at once, in every process
+   * sharing the state. `enabled` also ends a cooldown, so nothing learned keeps the target out.
+   */
+  enable(target: RoutingTarget): void {
+    this.#state.publish({ kind: 'enabled', target: target.keyScope });
+    this.#state.publish({ kind: 'enabled', target: target.id });
+    this.#state.publish({ kind: 'circuit-closed', target: target.id });
+  }
+
   /** A reloaded configuration: what is learned about targets stays. */
   configure(config: RoutingConfig): void {
     this.#config = config;

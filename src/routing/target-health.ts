@@ -39,6 +39,7 @@ export type HealthEvent =
   | { kind: 'circuit-open'; target: string; until: number }
   | { kind: 'circuit-closed'; target: string }
   | { kind: 'disabled'; target: string; reason: 'refused' | 'quota'; until: number }
+  /** A key that answered again, or the operator's enable: also ends a cooldown. */
   | { kind: 'enabled'; target: string };
 
 export function createTargetHealth(): TargetHealth {

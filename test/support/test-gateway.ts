@@ -206,6 +206,8 @@ export interface UpstreamTestBedOptions {
   credits?: number;
   /** The clock the gateway reads, for suites that move time. */
   now?: () => number;
+  /** Further environment variables (the keys a provider's own `apiKeyEnv` names). */
+  env?: Record<string, string>;
 }
 
 export interface UpstreamTestBed {
@@ -247,7 +249,10 @@ export async function startUpstreamTestBed(
       models: options.models,
     },
     {
-      env: upstreamKey !== undefined ? { [upstreamKeyEnv]: upstreamKey } : {},
+      env: {
+        ...options.env,
+        ...(upstreamKey !== undefined ? { [upstreamKeyEnv]: upstreamKey } : {}),
+      },
       ...(options.now !== undefined ? { now: options.now } : {}),
     },
   );

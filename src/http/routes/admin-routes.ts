@@ -11,6 +11,7 @@ import {
   presentCreatedToken,
   presentCreditChange,
 } from '../../operator/present-operator-records.ts';
+import { routingAdminRoutes, type RoutingAdminDependencies } from './routing-admin-routes.ts';
 
 export interface AdminRouteDependencies {
   operator: OperatorService;
@@ -19,6 +20,8 @@ export interface AdminRouteDependencies {
   adminToken: string | undefined;
   /** Reads the configuration file again and swaps what may change without a restart. */
   reloadConfiguration?: () => Promise<ConfigurationReloadAnswer>;
+  /** The router and the catalog it routes, for /api/admin/routing; absent, those routes are too. */
+  routing?: RoutingAdminDependencies;
 }
 
 /** What a configuration reload reports (the gateway's `reload()`). */
@@ -240,6 +243,9 @@ export async function adminRoutes(
       };
     });
   }
+
+  if (dependencies.routing !== undefined)
+    await app.register(routingAdminRoutes, dependencies.routing);
 
   app.post('/api/admin/tokens/:token_id/disable', { schema: hidden }, async (request) => {
     const { token_id: tokenId } = request.params as { token_id: string };
