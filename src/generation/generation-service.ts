@@ -831,7 +831,8 @@ function waitJittered(ceilingMs: number, signal: AbortHandle): Promise<void> {
  * out) is never shown as the client's 4xx.
  */
 function gatewayFault(error: ApiError, failure: FailureClass): ApiError {
-  if (error.status >= 500 || error.status === 429 || failure === 'context') return error;
+  if (error.status >= 500 || error.status === 429) return error;
+  if (failure === 'client' || failure === 'context') return error;
   const message =
     failure === 'quota'
       ? 'The upstream account behind this model is out of credit or quota.'
