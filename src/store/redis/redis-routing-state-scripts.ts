@@ -31,3 +31,24 @@ end
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1
 `;
+
+/**
+ * An operator's reset: drops the health hash and every pin, then tells the other processes, in
+ * one step, so that no lookup sent after it finds a pin from before. Scanning the keyspace blocks
+ * Redis for a moment; a reset is rare.
+ *
+ * KEYS[1] the health hash. ARGV[1] the pins' MATCH pattern, ARGV[2] channel, ARGV[3] message.
+ */
+export const FORGET_ROUTING_STATE_SCRIPT = `
+redis.call('DEL', KEYS[1])
+local cursor = '0'
+repeat
+  local reply = redis.call('SCAN', cursor, 'MATCH', ARGV[1], 'COUNT', 1000)
+  cursor = reply[1]
+  for _, key in ipairs(reply[2]) do
+    redis.call('UNLINK', key)
+  end
+until cursor == '0'
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1
+`;

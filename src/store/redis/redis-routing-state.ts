@@ -3,7 +3,10 @@ import type { Redis } from 'ioredis';
 import { MemoryRoutingState } from '../../routing/memory-routing-state.ts';
 import type { RoutingState } from '../../routing/routing-state.ts';
 import type { HealthEvent, TargetHealth } from '../../routing/target-health.ts';
-import { RECORD_HEALTH_EVENT_SCRIPT } from './redis-routing-state-scripts.ts';
+import {
+  FORGET_ROUTING_STATE_SCRIPT,
+  RECORD_HEALTH_EVENT_SCRIPT,
+} from './redis-routing-state-scripts.ts';
 import { defineRedisScript, runRedisScript } from './run-redis-script.ts';
 
 const recordScript = defineRedisScript(RECORD_HEALTH_EVENT_SCRIPT);
@@ -12,6 +15,8 @@ const recordScript = defineRedisScript(RECORD_HEALTH_EVENT_SCRIPT);
 const EXPIRY_SLACK_MS = 60_000;
 /** How long a request may wait for a pin another process wrote before routing without it. */
 const DEFAULT_PIN_LOOKUP_MS = 50;
+/** How long closing waits for Redis to take the writes already sent. */
+const CLOSE_WAIT_MS = 1_000;
 
 export interface RedisRoutingStateOptions {
   /** Every key and the channel live under it (`<prefix>:health`, `<prefix>:pin:…`). */
@@ -116,13 +121,20 @@ export class RedisRoutingState implements RoutingState {
   forget(): void {
     this.#view.forget();
     const message: Message = { origin: this.#origin, forget: true };
+    // EVAL, not EVALSHA then EVAL: a lookup sent after the reset must reach Redis after it.
     this.#client
-      .multi()
-      .del(this.#healthKey)
-      .publish(this.#channel, JSON.stringify(message))
-      .exec()
-      .then(() => this.#forgetSharedPins())
-      .catch((error: unknown) => this.#failed(error));
+      .eval(
+        FORGET_ROUTING_STATE_SCRIPT,
+        1,
+        this.#healthKey,
+        `${escapeGlob(this.#pinPrefix)}*`,
+        this.#channel,
+        JSON.stringify(message),
+      )
+      .then(
+        () => this.#answered(),
+        (error: unknown) => this.#failed(error),
+      );
   }
 
   get pinnedCount(): number {
@@ -132,9 +144,16 @@ export class RedisRoutingState implements RoutingState {
   async close(): Promise<void> {
     this.#closing = true;
     this.#subscriber.disconnect();
-    // Lets the writes already sent reach Redis.
-    if (this.#client.status === 'ready') await this.#client.quit().catch(() => {});
-    else this.#client.disconnect();
+    // Lets the writes already sent reach Redis, unless it has stopped answering.
+    if (this.#client.status === 'ready') {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.#client.quit().catch(() => {}),
+        new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+    }
+    this.#client.disconnect();
   }
 
   #share(event: HealthEvent): void {
@@ -218,22 +237,6 @@ export class RedisRoutingState implements RoutingState {
     }
   }
 
-  /** An operator's reset also ends the conversations' pins every process would load. */
-  async #forgetSharedPins(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.#client.scan(
-        cursor,
-        'MATCH',
-        `${this.#pinPrefix}*`,
-        'COUNT',
-        1000,
-      );
-      if (keys.length > 0) await this.#client.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  }
-
   /** Session keys may be long (a hash of a system prompt's text); the key stays short. */
   #pinKey(session: string): string {
     return this.#pinPrefix + createHash('sha256').update(session).digest('base64url');
@@ -276,6 +279,8 @@ export class RedisRoutingState implements RoutingState {
   #resync(): void {
     this.#subscriber
       .subscribe(this.#channel)
+      // Known to Redis before the first event, so events reach it in the order they were sent.
+      .then(() => this.#client.script('LOAD', RECORD_HEALTH_EVENT_SCRIPT))
       .then(() => this.#load())
       .then(() => {
         this.#recordInForce();
@@ -304,6 +309,11 @@ export class RedisRoutingState implements RoutingState {
         });
     }
   }
+}
+
+/** A prefix taken literally in a SCAN pattern. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
 function fieldOf(kind: 'cooldown' | 'circuit-open' | 'disabled', target: string): string {
