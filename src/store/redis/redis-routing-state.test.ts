@@ -288,10 +288,14 @@ describe.skipIf(admin === undefined)('RedisRoutingState', () => {
       onRecovery: () => (recoveries += 1),
     });
     const other = await shared(prefix);
+    state.publish({ kind: 'circuit-open', target: 'p/m#kC', until: Date.now() + 30_000 });
+    await expect.poll(() => other.health('p/m#kC').circuit, { timeout: 1_000 }).toBe('open');
 
     relay.cut();
     await sleep(100);
     const now = Date.now();
+    state.publish({ kind: 'circuit-closed', target: 'p/m#kC' });
+    state.publish({ kind: 'cooldown', target: 'p/m#kD', until: now - 1 });
     for (let index = 0; index < 20; index += 1) {
       state.publish({ kind: 'cooldown', target: `p/m#k${index}`, until: now + 30_000 });
       state.pin(`session-${index}`, 'p/m#k0', 60_000);
@@ -309,8 +313,11 @@ describe.skipIf(admin === undefined)('RedisRoutingState', () => {
     await expect
       .poll(() => other.health('p/m#k3').coolUntil, { timeout: 1_000 })
       .toBe(now + 30_000);
+    await expect.poll(() => other.health('p/m#kC').circuit, { timeout: 1_000 }).toBe('closed');
     const late = await shared(prefix);
     expect(late.health('p/m#k19').coolUntil).toBe(now + 30_000);
+    expect(late.health('p/m#kC').circuit).toBe('closed');
+    expect(late.health('p/m#kD').cooldowns).toBe(0);
   }, 15_000);
 });
 

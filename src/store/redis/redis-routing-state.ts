@@ -57,6 +57,8 @@ export class RedisRoutingState implements RoutingState {
   readonly #pinLookupMs: number;
   readonly #onOutage: (error: unknown) => void;
   readonly #onRecovery: () => void;
+  /** Changes Redis did not take, by kind and target, oldest first (sent when it answers). */
+  readonly #unsent = new Map<string, HealthEvent>();
   /** Connections not (or no longer) answering. */
   readonly #down = new Set<Redis>();
   /** The outage was told; the next time both connections answer, its end is told. */
@@ -176,7 +178,13 @@ export class RedisRoutingState implements RoutingState {
     }
     runRedisScript(this.#client, recordScript, [this.#healthKey], args).then(
       () => this.#answered(),
-      (error: unknown) => this.#failed(error),
+      (error: unknown) => {
+        // Kept to be sent once Redis answers; a later change of the same kind replaces it.
+        const slot = slotOf(event);
+        this.#unsent.delete(slot);
+        this.#unsent.set(slot, event);
+        this.#failed(error);
+      },
     );
   }
 
@@ -283,30 +291,24 @@ export class RedisRoutingState implements RoutingState {
       .then(() => this.#client.script('LOAD', RECORD_HEALTH_EVENT_SCRIPT))
       .then(() => this.#load())
       .then(() => {
-        this.#recordInForce();
+        this.#sendUnsent();
         this.#markShared();
       })
       .catch((error: unknown) => this.#failed(error));
   }
 
   /**
-   * After an outage: what this process learned meanwhile could not be recorded, so the waits
-   * still in force here are recorded again (published too; the others ignore what they know).
+   * After an outage: the changes this process could not send are sent now, in the order they
+   * were made, and applied here again (the hash just loaded may hold what they replaced). Waits
+   * already over are dropped; an ending (a closed circuit, a re-enabled key) always goes.
    */
-  #recordInForce(): void {
+  #sendUnsent(): void {
     const now = this.#now();
-    for (const [target, health] of this.#view.entries()) {
-      if (health.coolUntil > now)
-        this.#share({ kind: 'cooldown', target, until: health.coolUntil });
-      if (health.circuit === 'open' && health.circuitUntil > now)
-        this.#share({ kind: 'circuit-open', target, until: health.circuitUntil });
-      if (health.disabled !== undefined && health.disabledUntil > now)
-        this.#share({
-          kind: 'disabled',
-          target,
-          reason: health.disabled,
-          until: health.disabledUntil,
-        });
+    const unsent = [...this.#unsent.values()];
+    this.#unsent.clear();
+    for (const event of unsent) {
+      if ('until' in event && event.until <= now) continue;
+      this.#view.publish(event);
     }
   }
 }
@@ -314,6 +316,17 @@ export class RedisRoutingState implements RoutingState {
 /** A prefix taken literally in a SCAN pattern. */
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
+}
+
+/** Changes that replace one another: a wait of one kind and its ending, on one target. */
+function slotOf(event: HealthEvent): string {
+  const kind =
+    event.kind === 'circuit-closed'
+      ? 'circuit-open'
+      : event.kind === 'enabled'
+        ? 'disabled'
+        : event.kind;
+  return fieldOf(kind, event.target);
 }
 
 function fieldOf(kind: 'cooldown' | 'circuit-open' | 'disabled', target: string): string {
