@@ -248,6 +248,8 @@ describe.skipIf(admin === undefined)('RedisRoutingState', () => {
     const state = await shared(prefix);
     for (const message of [
       'not json',
+      'null',
+      '42',
       JSON.stringify({ origin: 'x', event: { kind: 'cooldown', target: 'p/m#kA', until: 'soon' } }),
       JSON.stringify({ origin: 'x', event: { kind: 'explode', target: 'p/m#kA' } }),
     ]) {

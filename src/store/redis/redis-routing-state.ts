@@ -122,6 +122,7 @@ export class RedisRoutingState implements RoutingState {
 
   forget(): void {
     this.#view.forget();
+    this.#unsent.clear();
     const message: Message = { origin: this.#origin, forget: true };
     // EVAL, not EVALSHA then EVAL: a lookup sent after the reset must reach Redis after it.
     this.#client
@@ -195,9 +196,11 @@ export class RedisRoutingState implements RoutingState {
     } catch {
       return;
     }
-    if (message.origin === this.#origin) return;
-    if ('forget' in message) this.#view.forget();
-    else if (isHealthEvent(message.event)) this.#view.apply(message.event);
+    if (typeof message !== 'object' || message === null || message.origin === this.#origin) return;
+    if ('forget' in message) {
+      this.#view.forget();
+      this.#unsent.clear();
+    } else if (isHealthEvent(message.event)) this.#view.apply(message.event);
   }
 
   /** Applies the waits recorded in the hash that are not over yet. */
