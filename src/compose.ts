@@ -12,6 +12,7 @@ import { composeHoldExpiry } from './composition/compose-hold-expiry.ts';
 import { composeIdempotency } from './composition/compose-idempotency.ts';
 import { composeInstallers } from './composition/compose-installers.ts';
 import { composeRateLimiter } from './composition/compose-rate-limiter.ts';
+import { composeRoutingState } from './composition/compose-routing-state.ts';
 import {
   composeResponsesSockets,
   composeResponsesState,
@@ -123,6 +124,15 @@ export async function composeGateway(
     if (options.store === undefined) await store.close();
     throw error;
   }
+  // Its connections may drop before the app (and its logger) is built.
+  let appBuilt: (built: FastifyInstance) => void = () => {};
+  const appLog = new Promise<FastifyInstance>((resolve) => (appBuilt = resolve));
+  const routingState = await composeRoutingState(config, {
+    now: options.now ?? (() => Date.now()),
+    logWarning: (error, message) =>
+      void appLog.then((built) => built.log.warn({ err: error }, message)),
+    logInfo: (message) => void appLog.then((built) => built.log.info(message)),
+  });
   const providerKeys = new ProviderKeys(config, env);
   const metrics = createHttpMetrics({ processMetrics: options.processMetrics ?? false });
   const settlements = composeSettlements({
@@ -142,6 +152,7 @@ export async function composeGateway(
     logEvent,
     providerKeys,
     ...(options.now !== undefined ? { now: options.now } : {}),
+    ...(routingState !== undefined ? { routingState } : {}),
   });
   createRoutingMetrics(metrics.registry, {
     models: () => parts.catalog.all(),
@@ -249,6 +260,7 @@ export async function composeGateway(
       processMetrics: options.processMetrics ?? false,
     },
   );
+  appBuilt(app);
   // docs/decisions/0017: settlements a previous run could not write land before new traffic
   // settles.
   await settlements.replay();
@@ -270,6 +282,7 @@ export async function composeGateway(
       // closes (docs/decisions/0099).
       await parts.billing.open?.allEnded();
       await limiter.close();
+      await parts.router.state.close();
       // A last try for settlements still waiting; those that fail again stay on disk.
       await settlements.flush();
       settlements.close();

@@ -31,7 +31,7 @@ export async function composeRateLimiter(
     waitMs: config.store.connectWaitSeconds * 1000,
     warn: options.warn,
   });
-  const rateLimiter = new RedisRateLimiter(redis, 'switchyard:limits', {
+  const rateLimiter = new RedisRateLimiter(redis, `${config.store.redisKeyPrefix}:limits`, {
     onHeartbeatError: (error) =>
       options.logWarning(error, 'renewing rate-limit leases failed; retrying'),
   });

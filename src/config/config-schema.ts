@@ -285,6 +285,12 @@ export const ConfigSchema = Type.Object(
         }),
         postgresUrl: Type.Optional(Type.String({ minLength: 1 })),
         redisUrl: Type.Optional(Type.String({ minLength: 1 })),
+        redisKeyPrefix: Type.String({
+          minLength: 1,
+          default: 'switchyard',
+          description:
+            'Every Redis key and channel of the gateway starts with it; gateways sharing one Redis with a different prefix share nothing.',
+        }),
         connectWaitSeconds: Type.Integer({
           minimum: 0,
           default: 30,

@@ -6,6 +6,7 @@ import { composeGateway } from '../../src/compose.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
 import { DependencyUnreachableError } from '../../src/store/wait-for-dependency.ts';
+import { startFakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
 import { startTestGateway, testModel } from '../support/test-gateway.ts';
 
 /** docs/decisions/0021: what a request, readiness and start-up do when PostgreSQL or Redis is down. */
@@ -108,6 +109,34 @@ describe('dependency outages', () => {
     cleanups.push(() => gateway.close());
     const ready = await gateway.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
+  });
+
+  it('routes without the shared routing state while Redis does not answer, and says so once', async () => {
+    // docs/decisions/0143: routing state is shared through Redis when it answers, never waited for.
+    const port = await closedPort();
+    const upstream = await startFakeUpstream();
+    cleanups.push(() => upstream.close());
+    const gateway = await startTestGateway({
+      providers: { chat: { kind: 'openai-chat', baseUrl: upstream.url } },
+      models: [testModel('gpt', 'chat')],
+      store: { redisUrl: `redis://:r3dispass@127.0.0.1:${port}`, connectWaitSeconds: 30 },
+    });
+    cleanups.push(() => gateway.close());
+    const { token } = await gateway.createToken({ credits: 1_000_000 });
+    for (let turn = 0; turn < 3; turn += 1) {
+      const answer = await gateway.app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${token}` },
+        payload: chatBody,
+      });
+      expect(answer.statusCode).toBe(200);
+    }
+    expect((await gateway.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    const warnings = gateway.logs.filter((line) => line.includes('Redis does not answer'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('"level":40');
+    expect(gateway.logs.join('\n')).not.toContain('r3dispass');
   });
 
   it('answers 503 not_ready with retry-after when Redis goes down, and takes no money', async () => {

@@ -15,12 +15,17 @@ export interface GatewayChildren {
  */
 export async function spawnGatewayChildren(
   configs: Array<Record<string, unknown>>,
+  env: Record<string, string> = {},
 ): Promise<GatewayChildren> {
   const script = fileURLToPath(new URL('./run-gateway-child.ts', import.meta.url));
   const children: ChildProcessWithoutNullStreams[] = configs.map((config) =>
     spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(config)], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, SWITCHYARD_SEAL_KEY: 'gateway-children-test-seal-secret-0123456789' },
+      env: {
+        ...process.env,
+        ...env,
+        SWITCHYARD_SEAL_KEY: 'gateway-children-test-seal-secret-0123456789',
+      },
     }),
   );
   const close = async () => {

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { waitForDependency } from '../wait-for-dependency.ts';
 
 /**
@@ -13,15 +13,7 @@ export async function connectRedis(
   url: string,
   options: { waitMs: number; warn(message: string, fields: Record<string, unknown>): void },
 ): Promise<Redis> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 2_000,
-    maxRetriesPerRequest: 1,
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
-  });
-  // Each failed command rejects on its own; the event would otherwise print every reconnect
-  // failure, with a stack, as an unhandled error.
-  client.on('error', () => {});
+  const client = newRedisClient(url, { lazyConnect: true });
   try {
     await waitForDependency({
       dependency: 'Redis',
@@ -37,5 +29,23 @@ export async function connectRedis(
     client.disconnect();
     throw error;
   }
+  return client;
+}
+
+/**
+ * A client that reconnects in the background for ever and fails a command within a few seconds
+ * while Redis is down; `overrides` adjust it (a subscriber that must not lose its SUBSCRIBE, a
+ * client whose commands fail at once rather than wait for a reconnect).
+ */
+export function newRedisClient(url: string, overrides: RedisOptions = {}): Redis {
+  const client = new Redis(url, {
+    connectTimeout: 2_000,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+    ...overrides,
+  });
+  // Each failed command rejects on its own; the event would otherwise print every reconnect
+  // failure, with a stack, as an unhandled error.
+  client.on('error', () => {});
   return client;
 }
