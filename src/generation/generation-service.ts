@@ -699,6 +699,7 @@ export class GenerationService {
             router.answered(target, response, now() - sentAt);
             if (plan.session !== undefined) router.keep(plan.session, target, warmFor(call.body));
             releaseSources(legs);
+            this.#logAttempts(call, failures.others(undefined));
             return { leg, attempt, target, response, attempts };
           }
           const text = await response.body.text();
