@@ -71,6 +71,8 @@ export interface SessionSummary {
   outputTokens: number;
   /** Micro-credits the usage is priced at (the charge, unless the balance fell short). */
   costMicroCredits: number;
+  /** The usage by token type, when the call had any. */
+  usage?: Usage;
 }
 
 export interface SessionEnd {
@@ -266,6 +268,7 @@ export class BillingSession {
       inputTokens: usage?.inputTokens.total ?? 0,
       outputTokens: usage?.outputTokens.total ?? 0,
       costMicroCredits: cost,
+      ...(usage !== undefined ? { usage } : {}),
     });
     const settled = settlements.submit({
       id: ledgerEntryId(createdAt),

@@ -30,6 +30,7 @@ import { conversationKey, warmFor } from '../routing/conversation-key.ts';
 import { readRetryAfterMs } from '../routing/read-rate-limit-headers.ts';
 import type { Blocked, Router } from '../routing/router.ts';
 import type { FailureClass } from '../routing/target-health.ts';
+import type { CallObserver, ObservedAttempt } from '../observability/call-observer.ts';
 import type { SurfaceCodec, SurfaceName } from '../surfaces/surface-codec.ts';
 import {
   BillingSession,
@@ -63,6 +64,8 @@ export interface GenerationDependencies {
   passthrough: Record<SurfaceName, PassthroughAdapter>;
   /** Chooses each attempt's target and learns from its answer (docs/routing.md). */
   router: Router;
+  /** Told of every finished call: metrics, traces (src/observability/). */
+  observer?: CallObserver;
   /** Told of every failed attempt, for its one log line (never a key). */
   logAttemptFailure?: (fields: Record<string, unknown>) => void;
   now(): number;
@@ -214,6 +217,8 @@ interface RouteCall {
   /** The conversation's affinity key, when affinity applies. */
   conversation: string | undefined;
   body: Record<string, unknown>;
+  /** Every attempt, as the observer is told of it. */
+  observed: ObservedAttempt[];
 }
 
 interface Answered {
@@ -348,7 +353,10 @@ export class GenerationService {
       this.#dependencies.promptTokenizers,
     );
     const spent: { target: RoutingTarget | undefined } = { target: undefined };
-    const { router } = this.#dependencies;
+    const { router, observer } = this.#dependencies;
+    const startedAt = this.#dependencies.now();
+    const observed: ObservedAttempt[] = [];
+    let firstByteAt: number | undefined;
     const start = {
       requestId: input.requestId,
       principal,
@@ -365,6 +373,23 @@ export class GenerationService {
         if (spent.target !== undefined)
           router.spendTokens(spent.target, summary.inputTokens + summary.outputTokens);
         input.onSettled?.(summary);
+        observer?.observe({
+          requestId: input.requestId,
+          surface: input.meteredAs ?? surface.name,
+          stream,
+          requestedModel: model.id,
+          model: summary.model,
+          accountId: principal.account.id,
+          apiKeyId: principal.apiKey.id,
+          status: summary.status,
+          outcome: summary.outcome,
+          usage: summary.usage,
+          costMicroCredits: summary.costMicroCredits,
+          startedAt,
+          endedAt: this.#dependencies.now(),
+          firstByteAt,
+          attempts: observed,
+        });
       },
     };
     let session: BillingSession;
@@ -417,6 +442,7 @@ export class GenerationService {
             ? conversationKey(input.headers, body, `${principal.account.id}:${model.id}`)
             : undefined,
         body,
+        observed,
       });
     } catch (error) {
       input.signal.removeEventListener('abort', onClientGone);
@@ -486,6 +512,7 @@ export class GenerationService {
         usage: answer.usage,
         cost: answer.cost,
       };
+      firstByteAt = this.#dependencies.now();
       return {
         kind: 'json',
         headers: copyWith(headers, { 'content-type': 'application/json' }),
@@ -509,6 +536,8 @@ export class GenerationService {
           attempt.call as GenerationCall,
           promptSize,
         );
+    // The stream's headers leave now; its first event follows the upstream's.
+    firstByteAt = this.#dependencies.now();
     return { kind: 'stream', headers, events };
   }
 
@@ -684,6 +713,16 @@ export class GenerationService {
         const secret = target.key.secret;
         const origin = upstreamOrigin(providerId, provider, path, secret, target.key.env);
         const sentAt = now();
+        const record: ObservedAttempt = {
+          target: target.id,
+          provider: providerId,
+          providerKind: provider.kind,
+          deployment: target.deployment.label,
+          keyId: target.key.id,
+          startedAt: sentAt,
+          endedAt: sentAt,
+        };
+        call.observed.push(record);
         let failure: FailureClass;
         try {
           const response = await pools.send(provider, {
@@ -695,8 +734,10 @@ export class GenerationService {
             body: encodeEdit(attempt.body, attempt.source),
             signal: call.signal,
           });
+          record.endedAt = now();
+          record.status = response.statusCode;
           if (response.statusCode < 400) {
-            router.answered(target, response, now() - sentAt);
+            router.answered(target, response, record.endedAt - sentAt);
             if (plan.session !== undefined) router.keep(plan.session, target, warmFor(call.body));
             releaseSources(legs);
             this.#logAttempts(call, failures.others(undefined));
@@ -704,6 +745,7 @@ export class GenerationService {
           }
           const text = await response.body.text();
           failure = classifyUpstreamStatus(response.statusCode, text);
+          record.failure = failure;
           const mapped = mapUpstreamStatus(
             response.statusCode,
             response.headers,
@@ -738,6 +780,8 @@ export class GenerationService {
             throw error;
           }
           failure = isTimeout(error) ? 'timeout' : 'connection';
+          record.endedAt = now();
+          record.failure = failure;
           router.failed(target, failure, undefined);
           router.finished(target);
           failures.add(
