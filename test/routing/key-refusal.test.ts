@@ -19,9 +19,7 @@ describe('a refused key among three', () => {
 
   /** Sends `count` calls at once; every one must succeed. */
   async function burst(count: number): Promise<void> {
-    const responses = await Promise.all(
-      Array.from({ length: count }, () => bed.send('pooled')),
-    );
+    const responses = await Promise.all(Array.from({ length: count }, () => bed.send('pooled')));
     for (const response of responses) expect(response.statusCode).toBe(200);
   }
 

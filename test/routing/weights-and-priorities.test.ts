@@ -48,7 +48,9 @@ describe('weights and priorities', () => {
     expect((counts.heavy ?? 0) + (counts.light ?? 0)).toBe(400);
     // The heavy deployment's two keys share its part evenly.
     const [one, two] = bed.keys.first as string[];
-    expect(Math.abs(bed.callsTo(one as string) - bed.callsTo(two as string))).toBeLessThanOrEqual(1);
+    expect(Math.abs(bed.callsTo(one as string) - bed.callsTo(two as string))).toBeLessThanOrEqual(
+      1,
+    );
   });
 
   it('gives the priority-1 deployment nothing while priority 0 is healthy', async () => {
