@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { keyIdOf } from '../../src/catalog/upstream-key.ts';
 import type { RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
 import { routedModel, startRoutingBed, type RoutingBed } from './routing-test-bed.ts';
 
 interface Turn {
   role: 'user' | 'assistant';
-  content: { type: 'text'; text: string; cache_control?: { type: 'ephemeral' } }[];
+  content: { type: 'text'; text: string; cache_control?: { type: 'ephemeral'; ttl?: '1h' } }[];
 }
 
 /**
@@ -17,10 +18,12 @@ class Conversation {
   readonly #headers: Record<string, string>;
   readonly #turns: Turn[] = [];
   readonly #system: string;
+  readonly #marker: { type: 'ephemeral'; ttl?: '1h' };
 
-  constructor(bed: RoutingBed, name: string, headers: Record<string, string> = {}) {
+  constructor(bed: RoutingBed, name: string, headers: Record<string, string> = {}, ttl?: '1h') {
     this.#bed = bed;
     this.#headers = headers;
+    this.#marker = ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl };
     this.#system = `You are the assistant of conversation ${name}. `.repeat(40);
   }
 
@@ -29,7 +32,7 @@ class Conversation {
     for (const turn of this.#turns) for (const block of turn.content) delete block.cache_control;
     this.#turns.push({
       role: 'user',
-      content: [{ type: 'text', text, cache_control: { type: 'ephemeral' } }],
+      content: [{ type: 'text', text, cache_control: this.#marker }],
     });
     const mark = this.#bed.fake.requests.length;
     const response = await this.#bed.send('cached', {
@@ -128,5 +131,31 @@ describe('session affinity over three keys', () => {
       expect(key).toBe(moved.key);
       expect(cacheRead).toBeGreaterThan(0);
     }
+  });
+
+  it('keeps a pin five minutes after the last turn, an hour after a one-hour marker', async () => {
+    const pinOf = (session: string) =>
+      bed.gateway.router.state.pinned(`${bed.accountId}:cached:h:${session}`);
+    const targetOf = (key: string | undefined) => `main/cached-upstream#${keyIdOf(key as string)}`;
+
+    const short = new Conversation(bed, 'short', { 'x-session-id': 'sess-short' });
+    const { key: shortKey } = await short.say('Begin.');
+    expect(pinOf('sess-short')).toBe(targetOf(shortKey));
+    bed.advance(5 * 60_000 - 1);
+    expect(pinOf('sess-short')).toBe(targetOf(shortKey));
+    bed.advance(1);
+    expect(pinOf('sess-short')).toBeUndefined();
+
+    const long = new Conversation(bed, 'long-lived', { 'x-session-id': 'sess-hour' }, '1h');
+    const { key: longKey } = await long.say('Begin.');
+    bed.advance(30 * 60_000);
+    // Half an hour idle: still on its key, its cache still warm there.
+    const later = await long.say('Still there?');
+    expect(later.key).toBe(longKey);
+    expect(later.cacheRead).toBeGreaterThan(0);
+    bed.advance(60 * 60_000 - 1);
+    expect(pinOf('sess-hour')).toBe(targetOf(longKey));
+    bed.advance(1);
+    expect(pinOf('sess-hour')).toBeUndefined();
   });
 });
