@@ -673,6 +673,7 @@ export class GenerationService {
         }
         const attempt = leg.attempt(target.deployment);
         if (attempt === null) {
+          plan.abandon(target);
           router.finished(target);
           continue;
         }
@@ -722,11 +723,13 @@ export class GenerationService {
         } catch (error) {
           if (error instanceof ApiError) throw error;
           if (call.signal.aborted) {
+            plan.abandon(target);
             router.finished(target);
             releaseSources(legs);
             throw new ApiError('upstream_error', 'The client went away.', { status: 499 });
           }
           if (!isTransportFailure(error)) {
+            plan.abandon(target);
             router.finished(target);
             releaseSources(legs);
             throw error;

@@ -295,6 +295,29 @@ describe('health learned from failures', () => {
     expect(router.usable(target, now())).toBe(true);
   });
 
+  it('gives back the probe of a call abandoned before its answer, and only that one', async () => {
+    const { router, model, now, advance } = setUp({
+      models: { single: { deployments: [{ provider: 'a' }] } },
+      routing: { disabledProbeSeconds: 10 },
+    });
+    const single = model('single');
+    const [target] = single.targets as [RoutingTarget];
+    router.failed(target, 'refused', undefined);
+    advance(10_000);
+    const probing = await router.plan(single, undefined);
+    expect(probing.next()).toBe(target);
+    expect(router.usable(target, now())).toBe(false);
+    probing.abandon(target);
+    expect(router.usable(target, now())).toBe(true);
+
+    // A call that claimed no probe gives nothing back.
+    const claimed = await router.plan(single, undefined);
+    expect(claimed.next()).toBe(target);
+    const unclaimed = await router.plan(single, undefined);
+    unclaimed.abandon(target);
+    expect(router.usable(target, now())).toBe(false);
+  });
+
   it('does not count a client error against the target', () => {
     const { router, model, now } = setUp({
       models: { single: { deployments: [{ provider: 'a' }] } },
