@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import {
   startFakeUpstream,
@@ -15,6 +16,8 @@ export interface RoutingBedOptions {
   routing?: Record<string, unknown>;
   /** The fake keeps a prompt cache per key. */
   promptCache?: boolean;
+  /** Listen on a loopback port, for clients that go away mid-call. */
+  listen?: boolean;
 }
 
 export interface RoutingBed {
@@ -24,6 +27,8 @@ export interface RoutingBed {
   keys: Record<string, string[]>;
   token: string;
   accountId: string;
+  /** The listening gateway's origin; empty unless `listen` was asked for. */
+  origin: string;
   /** The clock the gateway and the fake read: it stands still unless advanced. */
   now(): number;
   /** Moves that clock on, for cooldowns and circuit waits without sleeping. */
@@ -82,6 +87,11 @@ export async function startRoutingBed(options: RoutingBedOptions): Promise<Routi
     },
     { env, now },
   );
+  let origin = '';
+  if (options.listen === true) {
+    await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
+  }
   const { token, accountId } = await gateway.createToken({ credits: 1_000_000_000 });
   let sent = 0;
   return {
@@ -90,6 +100,7 @@ export async function startRoutingBed(options: RoutingBedOptions): Promise<Routi
     keys,
     token,
     accountId,
+    origin,
     now,
     advance(ms) {
       clock += ms;
