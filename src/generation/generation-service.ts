@@ -655,7 +655,7 @@ export class GenerationService {
     const { pools, providers, router, now } = this.#dependencies;
     const config = router.config;
     const deadline = now() + config.retryDeadlineMs;
-    const failures = new FailureSummary();
+    const failures = new FailureSummary(config.cooldownSeconds * 1000);
     let attempts = 0;
     let blocked: Blocked | undefined;
     let previous: FailureClass | undefined;
@@ -872,16 +872,33 @@ function refuseBlocked(blocked: Blocked | undefined, now: number): ApiError {
 class FailureSummary {
   #rateLimited: { error: ApiError; retryAfterMs: number } | undefined;
   #last: ApiError | undefined;
+  /** What the router waits when an upstream's 429 names no wait (routing.cooldownSeconds). */
+  readonly #cooldownMs: number;
+
+  constructor(cooldownMs: number) {
+    this.#cooldownMs = cooldownMs;
+  }
 
   add(failure: FailureClass, error: ApiError, retryAfterMs: number | undefined): void {
     this.#last = error;
     if (failure !== 'rate_limited') return;
-    const wait = retryAfterMs ?? Infinity;
+    const wait = retryAfterMs ?? this.#cooldownMs;
     if (this.#rateLimited === undefined || wait < this.#rateLimited.retryAfterMs)
       this.#rateLimited = { error, retryAfterMs: wait };
   }
 
   worst(_now: number): ApiError | undefined {
-    return this.#rateLimited?.error ?? this.#last;
+    const limited = this.#rateLimited;
+    if (limited === undefined) return this.#last;
+    const { error, retryAfterMs } = limited;
+    // The wait the router keeps that target out for, when the upstream's `retry-after` did not
+    // say it (only `retry-after-ms`, a counter's reset, or nothing): the client gets it too.
+    if (error.retryAfter !== undefined) return error;
+    return new ApiError(error.code, error.message, {
+      retryAfter: retryAfterMs / 1000,
+      status: error.status,
+      ...(error.details !== undefined ? { details: error.details } : {}),
+      ...(error.diagnosis !== undefined ? { diagnosis: error.diagnosis } : {}),
+    });
   }
 }
