@@ -9,8 +9,11 @@ import {
 import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
 
 export interface RoutingBedOptions {
-  /** Provider id → how many upstream keys it has (each its own variable); Anthropic-style. */
-  providers: Record<string, number>;
+  /**
+   * Provider id → how many upstream keys it has (each its own variable), Anthropic-style unless
+   * a `kind` is given.
+   */
+  providers: Record<string, number | { keys: number; kind: string }>;
   models: Record<string, unknown>[];
   /** The top-level `routing` section. */
   routing?: Record<string, unknown>;
@@ -67,7 +70,9 @@ export async function startRoutingBed(options: RoutingBedOptions): Promise<Routi
   const env: Record<string, string> = {};
   const keys: Record<string, string[]> = {};
   const providers: Record<string, unknown> = {};
-  for (const [id, count] of Object.entries(options.providers)) {
+  for (const [id, spec] of Object.entries(options.providers)) {
+    const { keys: count, kind } =
+      typeof spec === 'number' ? { keys: spec, kind: 'anthropic' } : spec;
     const variables = Array.from(
       { length: count },
       (_, index) => `ROUTING_TEST_${id.toUpperCase()}_${index}`,
@@ -77,7 +82,7 @@ export async function startRoutingBed(options: RoutingBedOptions): Promise<Routi
       env[variable] = secret;
       return secret;
     });
-    providers[id] = { kind: 'anthropic', baseUrl: fake.url, apiKeyEnv: variables };
+    providers[id] = { kind, baseUrl: fake.url, apiKeyEnv: variables };
   }
   const gateway = await startTestGateway(
     {
