@@ -8,12 +8,19 @@ import {
 } from '../fake-upstream/fake-upstream-server.ts';
 import { startTestGateway, testModel, type TestGateway } from '../support/test-gateway.ts';
 
+/** A provider of the bed in full: its kind, and its keys' own per-minute budgets by position. */
+export interface ProviderSpec {
+  keys: number;
+  kind?: string;
+  budgets?: ({ requestsPerMinute?: number; tokensPerMinute?: number } | undefined)[];
+}
+
 export interface RoutingBedOptions {
   /**
    * Provider id → how many upstream keys it has (each its own variable), Anthropic-style unless
    * a `kind` is given.
    */
-  providers: Record<string, number | { keys: number; kind: string }>;
+  providers: Record<string, number | ProviderSpec>;
   models: Record<string, unknown>[];
   /** The top-level `routing` section. */
   routing?: Record<string, unknown>;
@@ -71,8 +78,11 @@ export async function startRoutingBed(options: RoutingBedOptions): Promise<Routi
   const keys: Record<string, string[]> = {};
   const providers: Record<string, unknown> = {};
   for (const [id, spec] of Object.entries(options.providers)) {
-    const { keys: count, kind } =
-      typeof spec === 'number' ? { keys: spec, kind: 'anthropic' } : spec;
+    const {
+      keys: count,
+      kind = 'anthropic',
+      budgets = [],
+    }: ProviderSpec = typeof spec === 'number' ? { keys: spec } : spec;
     const variables = Array.from(
       { length: count },
       (_, index) => `ROUTING_TEST_${id.toUpperCase()}_${index}`,
@@ -82,7 +92,11 @@ export async function startRoutingBed(options: RoutingBedOptions): Promise<Routi
       env[variable] = secret;
       return secret;
     });
-    providers[id] = { kind, baseUrl: fake.url, apiKeyEnv: variables };
+    const apiKeyEnv = variables.map((variable, index) => {
+      const budget = budgets[index];
+      return budget === undefined ? variable : { env: variable, ...budget };
+    });
+    providers[id] = { kind, baseUrl: fake.url, apiKeyEnv };
   }
   const gateway = await startTestGateway(
     {
