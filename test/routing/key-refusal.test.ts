@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { useTestBed } from '../support/use-test-bed.ts';
 import { routedModel, startRoutingBed } from './routing-test-bed.ts';
 
@@ -55,5 +55,37 @@ describe('a refused key among three', () => {
     const share = bed.callsTo(refused as string, bed.fake.requests.slice(mark));
     expect(share).toBeGreaterThanOrEqual(9);
     expect(share).toBeLessThanOrEqual(11);
+  });
+
+  describe('whatever says the key is refused or out of credit', () => {
+    beforeEach(() => {
+      bed.fake.reset();
+      bed.gateway.router.forget();
+    });
+
+    it.each([
+      ['403', { status: 403 }],
+      ['402', { status: 402 }],
+      ['429 insufficient_quota', { status: 429, errorType: 'insufficient_quota' }],
+      [
+        '400 credit balance too low',
+        {
+          status: 400,
+          errorType: 'invalid_request_error',
+          errorMessage: 'Your credit balance is too low to access the Anthropic API.',
+        },
+      ],
+    ] as const)('%s takes the key out after one call', async (_name, behaviour) => {
+      const [out, ...others] = bed.keys.main as string[];
+      bed.fake.behaveForKey(out as string, behaviour);
+      for (let index = 0; index < 20; index += 1) {
+        expect((await bed.send('pooled')).statusCode).toBe(200);
+      }
+      expect(bed.callsTo(out as string)).toBe(1);
+      for (const key of others) expect(bed.callsTo(key)).toBe(10);
+      bed.advance(probeSeconds * 1000 - 1);
+      for (let index = 0; index < 6; index += 1) await bed.send('pooled');
+      expect(bed.callsTo(out as string)).toBe(1);
+    });
   });
 });

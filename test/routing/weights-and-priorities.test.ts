@@ -85,4 +85,21 @@ describe('weights and priorities', () => {
     expect(callsByModel(bed.fake.requests)).toEqual({ preferred: 21 });
     expect(bed.callsTo(refused as string)).toBe(1);
   });
+
+  it('returns to priority 0 once its keys have cooled down', async () => {
+    for (const key of bed.keys.first as string[])
+      bed.fake.behaveForKey(key, { status: 429, headers: { 'retry-after': '10' } });
+    expect((await bed.send('tiered')).headers['x-switchyard-deployment']).toBe(
+      'backup/reserve; attempts=3',
+    );
+    for (const key of bed.keys.first as string[]) bed.fake.clearKeyBehaviour(key);
+    bed.advance(9_999);
+    expect((await bed.send('tiered')).headers['x-switchyard-deployment']).toBe(
+      'backup/reserve; attempts=1',
+    );
+    bed.advance(1);
+    const mark = bed.fake.requests.length;
+    for (let index = 0; index < 10; index += 1) await bed.send('tiered');
+    expect(callsByModel(bed.fake.requests.slice(mark))).toEqual({ preferred: 10 });
+  });
 });
