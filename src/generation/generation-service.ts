@@ -891,8 +891,8 @@ class FailureSummary {
     const limited = this.#rateLimited;
     if (limited === undefined) return this.#last;
     const { error, retryAfterMs } = limited;
-    // The wait the router keeps that target out for, when the upstream's `retry-after` did not
-    // say it (only `retry-after-ms`, a counter's reset, or nothing): the client gets it too.
+    // docs/decisions/0146: the wait the router keeps that target out for, when the upstream's
+    // `retry-after` did not say it (only `retry-after-ms`, a counter's reset, or nothing).
     if (error.retryAfter !== undefined) return error;
     return new ApiError(error.code, error.message, {
       retryAfter: retryAfterMs / 1000,
