@@ -40,7 +40,7 @@ describe('the circuit of a failing deployment', () => {
     else for (let index = 0; index < count; index += 1) await send();
   }
 
-  /** Whether the flaky deployment is in rotation: `count` calls split evenly or not at all. */
+  /** Calls the flaky deployment received since the fake had `mark` requests. */
   function flakyCallsSince(mark: number): number {
     return bed.callsTo(flakyKey(), bed.fake.requests.slice(mark));
   }
