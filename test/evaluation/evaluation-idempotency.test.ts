@@ -140,6 +140,8 @@ describe('POST /v4/ai/evaluation-model: replay, changed requests and the window'
     const failed = await postEvaluation(bed.gateway, headers, body);
     expect(failed.statusCode).toBe(502);
     expect(await balanceOf(accountId)).toBe(credits);
+    // The client waits as told; before that the gateway itself keeps the rate-limited key out.
+    bed.clock.now += 7_000;
     bed.upstream.enqueue(answerEverySlot);
     const retried = await postEvaluation(bed.gateway, headers, body);
     expect(retried.statusCode).toBe(200);
@@ -155,6 +157,8 @@ describe('POST /v4/ai/evaluation-model: replay, changed requests and the window'
     expect(limited.headers['retry-after']).toBe('7');
     expect(limited.json().error.code).toBe('upstream_rate_limited');
     expect(await balanceOf(accountId)).toBe(credits);
+    // The client waits as told; before that the gateway itself keeps the rate-limited key out.
+    bed.clock.now += 7_000;
     bed.upstream.enqueue(answerEverySlot);
     const retried = await postEvaluation(bed.gateway, headers, body);
     expect(retried.statusCode).toBe(200);
