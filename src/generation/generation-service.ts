@@ -684,7 +684,7 @@ export class GenerationService {
     const { pools, providers, router, now } = this.#dependencies;
     const config = router.config;
     const deadline = now() + config.retryDeadlineMs;
-    const failures = new FailureSummary();
+    const failures = new FailureSummary(config.cooldownSeconds * 1000);
     let attempts = 0;
     let blocked: Blocked | undefined;
     let previous: FailureClass | undefined;
@@ -702,6 +702,7 @@ export class GenerationService {
         }
         const attempt = leg.attempt(target.deployment);
         if (attempt === null) {
+          plan.abandon(target);
           router.finished(target);
           continue;
         }
@@ -770,11 +771,13 @@ export class GenerationService {
         } catch (error) {
           if (error instanceof ApiError) throw error;
           if (call.signal.aborted) {
+            plan.abandon(target);
             router.finished(target);
             releaseSources(legs);
             throw new ApiError('upstream_error', 'The client went away.', { status: 499 });
           }
           if (!isTransportFailure(error)) {
+            plan.abandon(target);
             router.finished(target);
             releaseSources(legs);
             throw error;
@@ -950,18 +953,39 @@ class FailureSummary {
   #rateLimited: { error: ApiError; retryAfterMs: number } | undefined;
   #last: ApiError | undefined;
   #all: ApiError[] | undefined;
+  /** What the router waits when an upstream's 429 names no wait (routing.cooldownSeconds). */
+  readonly #cooldownMs: number;
+
+  constructor(cooldownMs: number) {
+    this.#cooldownMs = cooldownMs;
+  }
 
   add(failure: FailureClass, error: ApiError, retryAfterMs: number | undefined): void {
     this.#last = error;
     (this.#all ??= []).push(error);
     if (failure !== 'rate_limited') return;
-    const wait = retryAfterMs ?? Infinity;
+    const wait = retryAfterMs ?? this.#cooldownMs;
     if (this.#rateLimited === undefined || wait < this.#rateLimited.retryAfterMs)
       this.#rateLimited = { error, retryAfterMs: wait };
   }
 
   worst(): ApiError | undefined {
-    return this.#rateLimited?.error ?? this.#last;
+    const limited = this.#rateLimited;
+    if (limited === undefined) return this.#last;
+    const { error, retryAfterMs } = limited;
+    // docs/decisions/0146: the wait the router keeps that target out for, when the upstream's
+    // `retry-after` did not say it (only `retry-after-ms`, a counter's reset, or nothing).
+    if (error.retryAfter !== undefined) return error;
+    const shown = new ApiError(error.code, error.message, {
+      retryAfter: retryAfterMs / 1000,
+      status: error.status,
+      ...(error.details !== undefined ? { details: error.details } : {}),
+      ...(error.diagnosis !== undefined ? { diagnosis: error.diagnosis } : {}),
+    });
+    // The same failure, told with its wait: it stays one failure for `others`.
+    if (this.#all !== undefined) this.#all[this.#all.indexOf(error)] = shown;
+    this.#rateLimited = { error: shown, retryAfterMs };
+    return shown;
   }
 
   /** Every failure but `shown`, in the order they happened. */

@@ -19,8 +19,17 @@ function firstHeader(headers: Headers, name: string): string | undefined {
   return text === undefined || text === '' ? undefined : text;
 }
 
+/**
+ * Clients move their cache marker to the newest turn, so the first user message carries one on
+ * the first turn only: markers are no part of what names the conversation.
+ */
+function withoutCacheMarkers(key: string, value: unknown): unknown {
+  return key === 'cache_control' ? undefined : value;
+}
+
 function digest(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  const text =
+    typeof value === 'string' ? value : (JSON.stringify(value, withoutCacheMarkers) ?? '');
   return createHash('sha256')
     .update(text.length > hashedChars ? text.slice(0, hashedChars) : text)
     .digest('base64url')

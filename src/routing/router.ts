@@ -14,6 +14,12 @@ const latencyTolerance = 1.1;
 /** Weight of the newest sample in the time-to-first-byte average. */
 const ewmaAlpha = 0.3;
 
+/** The probes one call holds: of its target's open circuit, of its disabled key, or both. */
+export interface ProbeClaim {
+  target: boolean;
+  key: boolean;
+}
+
 /** Why no target could take a call: what the client is told (generation-service.ts). */
 export interface Blocked {
   reason: 'cooldown' | 'circuit' | 'disabled' | 'budget';
@@ -96,15 +102,30 @@ export class Router {
     );
   }
 
-  /** The chosen target: claims its probe when it is one, and counts its call. */
-  take(target: RoutingTarget, now: number): void {
+  /**
+   * The chosen target: claims its probe when it is one, and counts its call. Returns the claim,
+   * undefined when the call is no probe.
+   */
+  take(target: RoutingTarget, now: number): ProbeClaim | undefined {
     const health = this.#state.health(target.id);
     const key = this.#state.health(target.keyScope);
-    if (readiness(health, now) === 'probe') health.probing = true;
-    if (readiness(key, now) === 'probe') key.probing = true;
+    const claimsTarget = readiness(health, now) === 'probe';
+    const claimsKey = readiness(key, now) === 'probe';
+    if (claimsTarget) health.probing = true;
+    if (claimsKey) key.probing = true;
     health.calls += 1;
     health.inFlight += 1;
     this.#budgets.spendRequest(target.key, now);
+    return claimsTarget || claimsKey ? { target: claimsTarget, key: claimsKey } : undefined;
+  }
+
+  /**
+   * A probe that ended without an answer (its client went away): it taught nothing, so the next
+   * call may probe; otherwise the target would stay out for good.
+   */
+  releaseProbe(target: RoutingTarget, claim: ProbeClaim): void {
+    if (claim.target) this.#state.health(target.id).probing = false;
+    if (claim.key) this.#state.health(target.keyScope).probing = false;
   }
 
   /** Among `model`'s untried usable targets of the best priority, the strategy's choice. */
@@ -286,6 +307,8 @@ export class RoutePlan {
   readonly #router: Router;
   readonly #pinned: string | undefined;
   readonly tried: RoutingTarget[] = [];
+  /** Probes this request's calls claimed (rare: a map only when there is one). */
+  #claims: Map<RoutingTarget, ProbeClaim> | undefined;
 
   constructor(
     router: Router,
@@ -314,8 +337,20 @@ export class RoutePlan {
     target ??= router.choose(this.model, this.tried, now);
     if (target === undefined) return undefined;
     this.tried.push(target);
-    router.take(target, now);
+    const claim = router.take(target, now);
+    if (claim !== undefined) (this.#claims ??= new Map()).set(target, claim);
     return target;
+  }
+
+  /**
+   * The call to `target` ended without the upstream's word on it (the client went away, or the
+   * gateway failed): a probe it held is given back.
+   */
+  abandon(target: RoutingTarget): void {
+    const claim = this.#claims?.get(target);
+    if (claim === undefined) return;
+    this.#claims?.delete(target);
+    this.#router.releaseProbe(target, claim);
   }
 
   /** Skips a target without calling it (its deployment cannot carry the request). */
