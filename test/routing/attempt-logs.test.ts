@@ -21,10 +21,14 @@ describe('the log of failed attempts', () => {
     bed.gateway.router.forget();
   });
 
-  function attemptLines(requestId: unknown): LogLine[] {
+  /** The lines of a request's failed attempts; `withOwn` adds its own failure line. */
+  function attemptLines(requestId: unknown, withOwn = false): LogLine[] {
+    const messages = withOwn
+      ? ['upstream attempt failed', 'upstream call failed']
+      : ['upstream attempt failed'];
     return bed.gateway.logs
       .map((text) => JSON.parse(text) as LogLine)
-      .filter((line) => line.msg === 'upstream attempt failed' && line.requestId === requestId);
+      .filter((line) => messages.includes(line.msg as string) && line.requestId === requestId);
   }
 
   it('writes one line per failed attempt and none for the answer', async () => {
@@ -58,16 +62,19 @@ describe('the log of failed attempts', () => {
     expect(bed.callsTo(answering as string)).toBe(1);
   });
 
-  it('writes one line per attempt of a request that failed, with the transport failure', async () => {
+  it('writes one line per attempt of a request that failed, the last being its own', async () => {
     const [dropped, refused, failing] = bed.keys.main as string[];
     bed.fake.behaveForKey(dropped as string, { dropConnection: true });
     bed.fake.behaveForKey(refused as string, { status: 403 });
     bed.fake.behaveForKey(failing as string, { status: 500 });
     const response = await bed.send('pooled');
     expect(response.statusCode).toBeGreaterThanOrEqual(500);
-    const lines = attemptLines(response.headers['request-id']);
+    const lines = attemptLines(response.headers['request-id'], true);
     expect(lines.map((line) => line.failure).sort()).toEqual(['connection', 'refused', 'server']);
-    expect(lines.map((line) => line.attempt)).toEqual([1, 2, 3]);
+    expect(lines.map((line) => line.attempt).sort()).toEqual([1, 2, 3]);
+    // The failure the client was shown is the request's own line, not an attempt line too.
+    expect(lines.filter((line) => line.msg === 'upstream call failed')).toHaveLength(1);
+    expect(attemptLines(response.headers['request-id'])).toHaveLength(2);
   });
 
   it('never writes a key secret in any line', () => {
