@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -20,34 +20,59 @@ function firstHeader(headers: Headers, name: string): string | undefined {
 }
 
 /**
- * Clients move their cache marker to the newest turn, so the first user message carries one on
- * the first turn only: markers are no part of what names the conversation.
+ * The text of one part of the opening: a string, or the text of its blocks (`text`, and for other
+ * blocks their type). Cache markers are no part of it — clients move theirs to the newest turn,
+ * so the first user message carries one on the first turn only.
  */
-function withoutCacheMarkers(key: string, value: unknown): unknown {
-  return key === 'cache_control' ? undefined : value;
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) {
+    const content = (value as { content?: unknown } | null | undefined)?.content;
+    const role = (value as { role?: unknown } | null | undefined)?.role;
+    if (content === undefined) return '';
+    return `${typeof role === 'string' ? role : ''}\u0000${textOf(content)}`;
+  }
+  let text = '';
+  for (const item of value) {
+    const block = item as { type?: unknown; text?: unknown; content?: unknown } | null;
+    if (typeof item === 'string') text += item;
+    else if (typeof block?.text === 'string') text += block.text;
+    else if (block?.content !== undefined) text += textOf(block);
+    else if (typeof block?.type === 'string') text += `\u0000${block.type}`;
+    text += '\u0001';
+    if (text.length > hashedChars) break;
+  }
+  return text;
 }
 
-function digest(value: unknown): string {
-  const text =
-    typeof value === 'string' ? value : (JSON.stringify(value, withoutCacheMarkers) ?? '');
-  return createHash('sha256')
-    .update(text.length > hashedChars ? text.slice(0, hashedChars) : text)
-    .digest('base64url')
-    .slice(0, 22);
-}
-
-/** What starts the conversation in each dialect: its system text and first user turn. */
-function opening(body: Record<string, unknown>): unknown[] | undefined {
+/**
+ * What starts the conversation in each dialect, as text: its system prompt and first user turn
+ * (chat puts the system prompt among the messages, so every message up to the first user one).
+ */
+function openingText(body: Record<string, unknown>): string | undefined {
   const messages = body.messages;
   if (Array.isArray(messages)) {
-    // Chat puts the system prompt among the messages; the first user turn ends the opening.
-    const end = messages.findIndex((message) => (message as { role?: unknown }).role === 'user');
-    return [body.system, messages.slice(0, end + 1)];
+    let text = `${textOf(body.system)}\u0002`;
+    for (const message of messages) {
+      text += `${textOf(message)}\u0002`;
+      if ((message as { role?: unknown } | null)?.role === 'user' || text.length > hashedChars)
+        break;
+    }
+    return text;
   }
   const input = body.input;
-  if (typeof input === 'string') return [body.instructions, input];
-  if (Array.isArray(input)) return [body.instructions, input[0]];
+  if (typeof input === 'string') return `${textOf(body.instructions)}\u0002${input}`;
+  if (Array.isArray(input)) return `${textOf(body.instructions)}\u0002${textOf(input[0])}`;
   return undefined;
+}
+
+/** A short digest of the opening (one call into OpenSSL, no hash object). */
+function digest(text: string): string {
+  return hash(
+    'sha256',
+    text.length > hashedChars ? text.slice(0, hashedChars) : text,
+    'base64url',
+  ).slice(0, 22);
 }
 
 /**
@@ -68,7 +93,7 @@ export function conversationKey(
     return `${scope}:c:${body.prompt_cache_key.slice(0, 200)}`;
   const userId = (body.metadata as { user_id?: unknown } | undefined)?.user_id;
   if (typeof userId === 'string' && userId !== '') return `${scope}:u:${userId.slice(0, 300)}`;
-  const start = opening(body);
+  const start = openingText(body);
   return start === undefined ? undefined : `${scope}:o:${digest(start)}`;
 }
 
