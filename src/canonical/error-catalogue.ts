@@ -180,7 +180,7 @@ export const errorCatalogue = {
   upstream_unavailable: {
     status: 503,
     type: 'overloaded_error',
-    message: "Every upstream of this model is failing or out of rotation; retry after the delay.",
+    message: 'Every upstream of this model is failing or out of rotation; retry after the delay.',
   },
   bodies_in_flight_full: {
     status: 503,

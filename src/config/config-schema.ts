@@ -39,7 +39,10 @@ export const ProviderConfigSchema = Type.Object(
     baseUrl: Type.String({ minLength: 1, description: 'e.g. https://api.anthropic.com' }),
     apiKeyEnv: Type.Optional(
       Type.Union([
-        Type.String({ minLength: 1, description: 'Name of the environment variable with the key.' }),
+        Type.String({
+          minLength: 1,
+          description: 'Name of the environment variable with the key.',
+        }),
         Type.Array(UpstreamKeySchema, {
           minItems: 1,
           description: 'Several keys: each is its own routing target (docs/routing.md).',
@@ -105,7 +108,7 @@ export const ModelConfigSchema = Type.Object(
           weight: Type.Number({
             exclusiveMinimum: 0,
             default: 1,
-            description: "Share of the calls among the healthy deployments of one priority.",
+            description: 'Share of the calls among the healthy deployments of one priority.',
           }),
         },
         { additionalProperties: false },

@@ -30,7 +30,7 @@ const generationAnswerHeaders = {
   'x-switchyard-model': {
     type: 'string',
     description:
-      "The model that answered: the one asked for, or one of its configured fallbacks (docs/routing.md).",
+      'The model that answered: the one asked for, or one of its configured fallbacks (docs/routing.md).',
   },
   'x-switchyard-ignored-fields': {
     type: 'string',
