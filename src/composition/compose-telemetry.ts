@@ -1,5 +1,7 @@
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -10,15 +12,21 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { TelemetryConfig } from '../config/read-telemetry-config.ts';
+import type { TelemetryConfig, TraceSamplerName } from '../config/read-telemetry-config.ts';
 import type { CallObserver } from '../observability/call-observer.ts';
 import { createOtelCallObserver } from '../observability/otel-call-observer.ts';
+import { createOtelMetricsObserver } from '../observability/otel-metrics-observer.ts';
 import { observeAll } from '../observability/observe-all.ts';
 
 export interface ComposedTelemetry {
-  /** Told of every finished call; spans leave in batches, off the request path. */
+  /** Told of every finished call; spans and metrics leave in batches, off the request path. */
   observer: CallObserver;
   /** Exports what is still buffered, then stops (the gateway's close). */
+  shutdown(): Promise<void>;
+}
+
+interface Signal {
+  observer: CallObserver;
   shutdown(): Promise<void>;
 }
 
@@ -31,9 +39,31 @@ export function composeTelemetry(
   config: TelemetryConfig | undefined,
   options: { logError: (error: unknown, message: string) => void },
 ): ComposedTelemetry | undefined {
-  if (config?.traces === undefined) return undefined;
+  if (config === undefined) return undefined;
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName });
-  const tracerProvider = new BasicTracerProvider({
+  const signals = [composeTraces(config, resource), composeMetrics(config, resource)].filter(
+    (signal) => signal !== undefined,
+  );
+  const observer = observeAll(...signals.map((signal) => signal.observer));
+  if (observer === undefined) return undefined;
+  return {
+    observer,
+    async shutdown() {
+      for (const signal of signals) {
+        try {
+          await signal.shutdown();
+        } catch (error) {
+          // What was buffered is lost; the gateway still closes the rest.
+          options.logError(error, 'exporting the last telemetry failed');
+        }
+      }
+    },
+  };
+}
+
+function composeTraces(config: TelemetryConfig, resource: Resource): Signal | undefined {
+  if (config.traces === undefined) return undefined;
+  const provider = new BasicTracerProvider({
     resource,
     sampler: buildSampler(config.traces.sampler, config.traces.ratio),
     spanProcessors: [
@@ -42,24 +72,33 @@ export function composeTelemetry(
       ),
     ],
   });
-  const observer = observeAll(createOtelCallObserver(tracerProvider.getTracer('switchyard')));
   return {
-    observer: observer as CallObserver,
-    async shutdown() {
-      try {
-        await tracerProvider.shutdown();
-      } catch (error) {
-        // The spans are lost; the gateway still closes the rest.
-        options.logError(error, 'exporting the last spans failed');
-      }
-    },
+    observer: createOtelCallObserver(provider.getTracer('switchyard')),
+    shutdown: () => provider.shutdown(),
   };
 }
 
-function buildSampler(
-  name: NonNullable<TelemetryConfig['traces']>['sampler'],
-  ratio: number,
-): Sampler {
+function composeMetrics(config: TelemetryConfig, resource: Resource): Signal | undefined {
+  if (config.metrics === undefined) return undefined;
+  const { url, intervalMs } = config.metrics;
+  const provider = new MeterProvider({
+    resource,
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter({ url, headers: config.headers }),
+        exportIntervalMillis: intervalMs,
+        // The reader refuses a timeout longer than its interval.
+        exportTimeoutMillis: Math.min(30_000, intervalMs),
+      }),
+    ],
+  });
+  return {
+    observer: createOtelMetricsObserver(provider.getMeter('switchyard')),
+    shutdown: () => provider.shutdown(),
+  };
+}
+
+function buildSampler(name: TraceSamplerName, ratio: number): Sampler {
   switch (name) {
     case 'always_on':
       return new AlwaysOnSampler();

@@ -7,6 +7,7 @@ import {
   type Context,
   type Tracer,
 } from '@opentelemetry/api';
+import { brokeAfterHeaders, callErrorType } from './call-error-type.ts';
 import type { CallObserver, ObservedAttempt, ObservedCall } from './call-observer.ts';
 import { genAiProviderName } from './gen-ai-provider-name.ts';
 import { parseTraceparent } from './parse-traceparent.ts';
@@ -33,7 +34,7 @@ export function createOtelCallObserver(tracer: Tracer): CallObserver {
 function recordCall(tracer: Tracer, call: ObservedCall): void {
   const parent = remoteParent(call.traceparent);
   const answering = call.attempts.at(-1);
-  const errorType = callErrorType(call, answering);
+  const errorType = callErrorType(call);
   const attributes: Attributes = {
     'gen_ai.operation.name': 'chat',
     'gen_ai.request.model': call.requestedModel,
@@ -105,19 +106,4 @@ function recordAttempt(tracer: Tracer, attempt: ObservedAttempt, parent: Context
 function remoteParent(traceparent: string | undefined): Context {
   const spanContext = traceparent === undefined ? undefined : parseTraceparent(traceparent);
   return spanContext === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, spanContext);
-}
-
-/** A stream whose headers left as a success but whose upstream broke off before its end. */
-function brokeAfterHeaders(call: ObservedCall): boolean {
-  return call.status < 400 && (call.outcome === 'upstream_error' || call.outcome === 'incomplete');
-}
-
-/**
- * Why a call did not answer in full, in a few bounded words: the last attempt's failure class when
- * the upstreams failed it, otherwise its outcome (`refused`, `cancelled`, `incomplete`, …).
- */
-function callErrorType(call: ObservedCall, last: ObservedAttempt | undefined): string | undefined {
-  if (brokeAfterHeaders(call)) return call.outcome;
-  if (call.status < 400) return undefined;
-  return last?.failure ?? (call.outcome === 'ok' ? String(call.status) : call.outcome);
 }

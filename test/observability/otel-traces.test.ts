@@ -1,20 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeTelemetry } from '../../src/composition/compose-telemetry.ts';
 import { readTelemetryConfig } from '../../src/config/read-telemetry-config.ts';
 import { observeAll } from '../../src/observability/observe-all.ts';
+import {
+  attributesOf,
+  startOtlpReceiver,
+  type OtlpAttributes,
+  type OtlpReceiver,
+} from '../support/otlp-receiver.ts';
 import { startUpstreamTestBed, testModel, type UpstreamTestBed } from '../support/test-gateway.ts';
 
-/** What an OTLP/HTTP JSON export holds, as far as these tests read it. */
-interface OtlpValue {
-  stringValue?: string;
-  intValue?: number | string;
-  boolValue?: boolean;
-  doubleValue?: number;
-}
+/** What an OTLP/HTTP JSON traces export holds, as far as these tests read it. */
 interface OtlpSpan {
   traceId: string;
   spanId: string;
@@ -23,13 +21,13 @@ interface OtlpSpan {
   kind: number;
   startTimeUnixNano: string | number;
   endTimeUnixNano: string | number;
-  attributes: { key: string; value: OtlpValue }[];
+  attributes: OtlpAttributes;
   events?: { name: string }[];
   status?: { code?: number };
 }
 interface OtlpTraces {
   resourceSpans: {
-    resource: { attributes: { key: string; value: OtlpValue }[] };
+    resource: { attributes: OtlpAttributes };
     scopeSpans: { spans: OtlpSpan[] }[];
   }[];
 }
@@ -38,38 +36,6 @@ interface OtlpTraces {
 const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_CLIENT = 3;
 const STATUS_CODE_ERROR = 2;
-
-/** A collector's OTLP/HTTP traces route: every export's headers and body, kept. */
-async function startOtlpReceiver(): Promise<{
-  url: string;
-  exports: { headers: IncomingHttpHeaders; body: string }[];
-  server: Server;
-}> {
-  const exports: { headers: IncomingHttpHeaders; body: string }[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.method === 'POST' && request.url === '/v1/traces')
-        exports.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports, server };
-}
-
-function attributesOf(attributes: { key: string; value: OtlpValue }[]): Record<string, unknown> {
-  return Object.fromEntries(
-    attributes.map(({ key, value }) => [
-      key,
-      value.stringValue ??
-        (value.intValue !== undefined ? Number(value.intValue) : undefined) ??
-        value.boolValue ??
-        value.doubleValue,
-    ]),
-  );
-}
 
 const weatherTool = {
   name: 'get_weather',
@@ -82,7 +48,7 @@ describe('traces of generations over OTLP', () => {
   const collectorSecret = `collector-${randomBytes(8).toString('hex')}`;
   const clientTraceId = randomBytes(16).toString('hex');
   const clientSpanId = randomBytes(8).toString('hex');
-  let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  let receiver: OtlpReceiver;
   let bed: UpstreamTestBed;
   const responses: Record<'toolCall' | 'toolResult' | 'failover', LightMyRequestResponse> =
     {} as never;
@@ -183,8 +149,7 @@ describe('traces of generations over OTLP', () => {
 
     // Closing the gateway exports what its batch still holds.
     await bed.close();
-    for (const { body } of receiver.exports) {
-      const traces = JSON.parse(body) as OtlpTraces;
+    for (const traces of receiver.bodies<OtlpTraces>('/v1/traces')) {
       for (const resourceSpans of traces.resourceSpans) {
         resourceAttributes = attributesOf(resourceSpans.resource.attributes);
         for (const scope of resourceSpans.scopeSpans) spans.push(...scope.spans);
@@ -193,7 +158,7 @@ describe('traces of generations over OTLP', () => {
   }, 30_000);
 
   afterAll(async () => {
-    await new Promise((resolve) => receiver.server.close(resolve));
+    await receiver.close();
   });
 
   it('answered every request as scripted', () => {
@@ -292,7 +257,10 @@ describe('traces of generations over OTLP', () => {
   });
 
   it('sends the configured headers and never a credential in the payload', () => {
-    expect(receiver.exports.length).toBeGreaterThan(0);
+    expect([...new Set(receiver.exports.map((entry) => entry.path))].sort()).toEqual([
+      '/v1/metrics',
+      '/v1/traces',
+    ]);
     for (const { headers, body } of receiver.exports) {
       expect(headers.authorization).toBe(`Bearer ${collectorSecret}`);
       for (const secret of [...keys, bed.token, collectorSecret]) {
