@@ -70,7 +70,10 @@ describe('readTelemetryConfig', () => {
     const base = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
     const refused = (env: Record<string, string>) => () => readTelemetryConfig({ ...base, ...env });
     expect(refused({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' })).toThrow(
-      /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: not an http\(s\) URL/,
+      /OTEL_EXPORTER_OTLP_ENDPOINT: not an http\(s\) URL/,
+    );
+    expect(refused({ OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'collector:4318' })).toThrow(
+      /OTEL_EXPORTER_OTLP_METRICS_ENDPOINT/,
     );
     expect(refused({ OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(ConfigError);
     expect(refused({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(

@@ -39,9 +39,11 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig | u
   const base = variable(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   // The general endpoint is a base the signal's path is appended to; a signal's own is used as is.
   const signalUrl = (own: string, path: string): string | undefined => {
-    const url = variable(env, own) ?? (base === undefined ? undefined : joinPath(base, path));
-    if (url !== undefined) checkUrl(own, url);
-    return url;
+    const given = variable(env, own);
+    if (given !== undefined) return checkUrl(own, given);
+    return base === undefined
+      ? undefined
+      : checkUrl('OTEL_EXPORTER_OTLP_ENDPOINT', joinPath(base, path));
   };
   const tracesUrl =
     variable(env, 'OTEL_TRACES_EXPORTER') === 'none'
@@ -79,7 +81,8 @@ function joinPath(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path}`;
 }
 
-function checkUrl(name: string, value: string): void {
+/** `value` when it is an http(s) URL; the problem names the variable it came from. */
+function checkUrl(name: string, value: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -88,6 +91,7 @@ function checkUrl(name: string, value: string): void {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw problem(`${name}: not an http(s) URL (OTLP is exported over HTTP)`);
+  return value;
 }
 
 /** `key1=value1,key2=value2`, values percent-encoded (the OpenTelemetry format). */
