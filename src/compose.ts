@@ -18,12 +18,14 @@ import {
   composeResponsesState,
 } from './composition/compose-responses-state.ts';
 import { composeSettlements } from './composition/compose-settlements.ts';
+import { composeTelemetry } from './composition/compose-telemetry.ts';
 import { openStore, type StartupWarn } from './composition/open-store.ts';
 import { ProviderKeys } from './composition/provider-keys.ts';
 import { reloadConfiguration, type ReloadOutcome } from './composition/reload-configuration.ts';
 import { warnUnsetProviderKeys } from './composition/warn-unset-provider-keys.ts';
 import type { Config } from './config/config-schema.ts';
 import { loadConfig, readAdminToken } from './config/load-config.ts';
+import { readTelemetryConfig } from './config/read-telemetry-config.ts';
 import { composeEvaluation } from './features/evaluation/compose-evaluation.ts';
 import type { GatewayFeature } from './features/gateway-feature.ts';
 import { composeMcp } from './features/mcp/compose-mcp.ts';
@@ -104,6 +106,8 @@ export async function composeGateway(
       `${config.admin.tokenEnv} looks like a client token (sy_…); choose a separate secret.`,
     );
   }
+  // Read before anything is opened: a bad variable stops start-up with nothing to close.
+  const telemetryConfig = readTelemetryConfig(env);
   const compactionSeal = await loadCompactionSeal(config, env);
   const warn = options.warn ?? (() => {});
   warnUnsetProviderKeys(config, env, warn);
@@ -158,12 +162,15 @@ export async function composeGateway(
     models: () => parts.catalog.all(),
     router: parts.router,
   });
+  // Undefined unless an OTLP endpoint is configured (docs/operations.md, "Traces").
+  const telemetry = composeTelemetry(telemetryConfig, { logError });
   const compaction = composeCompaction(parts, compactionSeal);
   const responsesState = composeResponsesState(parts, store.responses);
   const { generation, feature: generationRoutes } = composeGeneration(parts, {
     compaction,
     responsesState,
     metrics,
+    otel: telemetry?.observer,
   });
 
   const { idempotency, feature: idempotencySweep } = composeIdempotency(parts, store.idempotency);
@@ -281,6 +288,8 @@ export async function composeGateway(
       // Calls cut by the end of the shutdown grace settle what they delivered before the store
       // closes (docs/decisions/0099).
       await parts.billing.open?.allEnded();
+      // Every call has been observed; the spans still buffered leave now.
+      await telemetry?.shutdown();
       await limiter.close();
       await parts.router.state.close();
       // A last try for settlements still waiting; those that fail again stay on disk.

@@ -7,6 +7,8 @@ import { GenerationService } from '../generation/generation-service.ts';
 import { PromptTokenizers } from '../generation/prompt-tokenizers.ts';
 import type { HttpMetrics } from '../http/http-metrics.ts';
 import { generationRoutes } from '../http/routes/generation-routes.ts';
+import type { CallObserver } from '../observability/call-observer.ts';
+import { observeAll } from '../observability/observe-all.ts';
 import { anthropicProvider } from '../providers/anthropic/anthropic-provider.ts';
 import { anthropicCountTokensPath } from '../providers/anthropic/convert-to-anthropic-count-tokens-request.ts';
 import { convertToOpenAIChatTokenizeRequest } from '../providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
@@ -45,7 +47,13 @@ export interface ComposedGeneration {
  */
 export function composeGeneration(
   parts: GatewayParts,
-  options: { compaction: CompactionService; responsesState: ResponsesState; metrics?: HttpMetrics },
+  options: {
+    compaction: CompactionService;
+    responsesState: ResponsesState;
+    metrics?: HttpMetrics;
+    /** Exports each finished call over OTLP; absent when no endpoint is configured. */
+    otel?: CallObserver | undefined;
+  },
 ): ComposedGeneration {
   const promptTokenizers = new PromptTokenizers();
   const countTokens = new CountTokensService({
@@ -80,6 +88,8 @@ export function composeGeneration(
     turnHooks: { responses: options.responsesState.turnHook },
     promptCounter: countTokens,
     promptTokenizers,
+    // Undefined when no backend is configured: the pipeline then observes nothing.
+    observer: observeAll(options.otel),
   });
   const feature: GatewayFeature = {
     routes: [

@@ -236,6 +236,11 @@ function readUpstreamRequestId(headers: UpstreamResponse['headers']): string | u
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** A header sent once; a repeated one (which W3C trace context calls invalid) counts as absent. */
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
 function describeIssues(issues: TranslationIssue[], model: string, route: string): string {
   const listed = issues.map((issue) => `${issue.path} (${issue.reason})`).join('; ');
   return `The route ${route} for model "${model}" cannot represent: ${listed}.`;
@@ -342,7 +347,8 @@ export class GenerationService {
       promptCache,
       decoded: undefined,
     };
-    const first = this.#openLeg(request, model, requestedMaxOutput(surface.name, body));
+    const maxOutputTokens = requestedMaxOutput(surface.name, body);
+    const first = this.#openLeg(request, model, maxOutputTokens);
     this.#refuseUnrepresentable(first);
     const fallbacks = this.#fallbackModels(model, principal, surface.name, body);
     const legs: Leg[] = [first];
@@ -357,6 +363,7 @@ export class GenerationService {
     const startedAt = this.#dependencies.now();
     const observed: ObservedAttempt[] = [];
     let firstByteAt: number | undefined;
+    const traceparent = singleHeader(input.headers.traceparent);
     const start = {
       requestId: input.requestId,
       principal,
@@ -389,6 +396,8 @@ export class GenerationService {
           endedAt: this.#dependencies.now(),
           firstByteAt,
           attempts: observed,
+          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+          ...(traceparent !== undefined ? { traceparent } : {}),
         });
       },
     };

@@ -47,6 +47,10 @@ export interface ObservedCall {
   firstByteAt: number | undefined;
   /** Every upstream call, in order; the answering one last. */
   attempts: readonly ObservedAttempt[];
+  /** The output limit the client asked for, when it named one. */
+  maxOutputTokens?: number;
+  /** The client's W3C `traceparent` header, as sent, so a trace can continue the client's. */
+  traceparent?: string;
 }
 
 /** The observability port: told of every finished call, never on the request's critical path. */
