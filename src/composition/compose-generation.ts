@@ -7,6 +7,9 @@ import { GenerationService } from '../generation/generation-service.ts';
 import { PromptTokenizers } from '../generation/prompt-tokenizers.ts';
 import type { HttpMetrics } from '../http/http-metrics.ts';
 import { generationRoutes } from '../http/routes/generation-routes.ts';
+import type { CallObserver } from '../observability/call-observer.ts';
+import { fanOutCallObservers } from '../observability/fan-out-call-observer.ts';
+import { createPrometheusCallObserver } from '../observability/prometheus-call-observer.ts';
 import { anthropicProvider } from '../providers/anthropic/anthropic-provider.ts';
 import { anthropicCountTokensPath } from '../providers/anthropic/convert-to-anthropic-count-tokens-request.ts';
 import { convertToOpenAIChatTokenizeRequest } from '../providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
@@ -48,6 +51,10 @@ export function composeGeneration(
   options: { compaction: CompactionService; responsesState: ResponsesState; metrics?: HttpMetrics },
 ): ComposedGeneration {
   const promptTokenizers = new PromptTokenizers();
+  // Told of every finished call (src/observability/): its metrics beside the HTTP ones.
+  const observers: CallObserver[] = [];
+  if (options.metrics !== undefined)
+    observers.push(createPrometheusCallObserver(options.metrics.registry));
   const countTokens = new CountTokensService({
     catalog: parts.catalog,
     pools: parts.pools,
@@ -80,6 +87,13 @@ export function composeGeneration(
     turnHooks: { responses: options.responsesState.turnHook },
     promptCounter: countTokens,
     promptTokenizers,
+    ...(observers.length > 0
+      ? {
+          observer: fanOutCallObservers(observers, (error) =>
+            parts.logError(error, 'observing a finished call failed'),
+          ),
+        }
+      : {}),
   });
   const feature: GatewayFeature = {
     routes: [
