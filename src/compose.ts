@@ -166,7 +166,11 @@ export async function composeGateway(
     metrics,
   });
 
-  const { idempotency, feature: idempotencySweep } = composeIdempotency(parts, store.idempotency);
+  const { idempotency, feature: idempotencySweep } = composeIdempotency(
+    parts,
+    store.idempotency,
+    metrics,
+  );
 
   const storage = await composeStorage({
     config: config.storage,
