@@ -188,6 +188,7 @@ export async function composeGateway(
     idempotency,
     storage: storage.service,
     jobs: store.imageJobs,
+    metrics: metrics.registry,
   });
 
   const features: GatewayFeature[] = [
