@@ -180,6 +180,7 @@ export async function composeGateway(
     authenticator: parts.authenticator,
     now: parts.now,
     onSweepError: (error) => parts.logError(error, 'sweeping stored files failed'),
+    metrics: metrics.registry,
     ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
   });
 
