@@ -83,6 +83,7 @@ export default tseslint.config(
       'src/connected/**',
       'src/install/**',
       'src/idempotency/**',
+      'src/observability/**',
     ],
     ['**/http/**', '**/cli/**', '**/store/**', '**/compose*'],
     'Use cases do not import the HTTP layer, the CLI or concrete stores.',

@@ -173,7 +173,11 @@ export async function composeGateway(
     otel: telemetry?.observer,
   });
 
-  const { idempotency, feature: idempotencySweep } = composeIdempotency(parts, store.idempotency);
+  const { idempotency, feature: idempotencySweep } = composeIdempotency(
+    parts,
+    store.idempotency,
+    metrics,
+  );
 
   const storage = await composeStorage({
     config: config.storage,
@@ -183,6 +187,7 @@ export async function composeGateway(
     authenticator: parts.authenticator,
     now: parts.now,
     onSweepError: (error) => parts.logError(error, 'sweeping stored files failed'),
+    metrics: metrics.registry,
     ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
   });
 
@@ -191,6 +196,7 @@ export async function composeGateway(
     idempotency,
     storage: storage.service,
     jobs: store.imageJobs,
+    metrics: metrics.registry,
   });
 
   const features: GatewayFeature[] = [

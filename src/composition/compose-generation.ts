@@ -8,7 +8,8 @@ import { PromptTokenizers } from '../generation/prompt-tokenizers.ts';
 import type { HttpMetrics } from '../http/http-metrics.ts';
 import { generationRoutes } from '../http/routes/generation-routes.ts';
 import type { CallObserver } from '../observability/call-observer.ts';
-import { observeAll } from '../observability/observe-all.ts';
+import { fanOutCallObservers } from '../observability/fan-out-call-observer.ts';
+import { createPrometheusCallObserver } from '../observability/prometheus-call-observer.ts';
 import { anthropicProvider } from '../providers/anthropic/anthropic-provider.ts';
 import { anthropicCountTokensPath } from '../providers/anthropic/convert-to-anthropic-count-tokens-request.ts';
 import { convertToOpenAIChatTokenizeRequest } from '../providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
@@ -56,6 +57,12 @@ export function composeGeneration(
   },
 ): ComposedGeneration {
   const promptTokenizers = new PromptTokenizers();
+  // Told of every finished call (src/observability/): its metrics beside the HTTP ones.
+  const observers: CallObserver[] = [];
+  if (options.metrics !== undefined)
+    observers.push(createPrometheusCallObserver(options.metrics.registry));
+  // Exported over OTLP only when an endpoint is configured.
+  if (options.otel !== undefined) observers.push(options.otel);
   const countTokens = new CountTokensService({
     catalog: parts.catalog,
     pools: parts.pools,
@@ -88,8 +95,13 @@ export function composeGeneration(
     turnHooks: { responses: options.responsesState.turnHook },
     promptCounter: countTokens,
     promptTokenizers,
-    // Undefined when no backend is configured: the pipeline then observes nothing.
-    observer: observeAll(options.otel),
+    ...(observers.length > 0
+      ? {
+          observer: fanOutCallObservers(observers, (error) =>
+            parts.logError(error, 'observing a finished call failed'),
+          ),
+        }
+      : {}),
   });
   const feature: GatewayFeature = {
     routes: [

@@ -16,7 +16,7 @@ import type { TelemetryConfig, TraceSamplerName } from '../config/read-telemetry
 import type { CallObserver } from '../observability/call-observer.ts';
 import { createOtelCallObserver } from '../observability/otel-call-observer.ts';
 import { createOtelMetricsObserver } from '../observability/otel-metrics-observer.ts';
-import { observeAll } from '../observability/observe-all.ts';
+import { fanOutCallObservers } from '../observability/fan-out-call-observer.ts';
 
 export interface ComposedTelemetry {
   /** Told of every finished call; spans and metrics leave in batches, off the request path. */
@@ -44,8 +44,14 @@ export function composeTelemetry(
   const signals = [composeTraces(config, resource), composeMetrics(config, resource)].filter(
     (signal) => signal !== undefined,
   );
-  const observer = observeAll(...signals.map((signal) => signal.observer));
-  if (observer === undefined) return undefined;
+  if (signals.length === 0) return undefined;
+  const observers = signals.map((signal) => signal.observer);
+  const observer =
+    observers.length === 1
+      ? (observers[0] as CallObserver)
+      : fanOutCallObservers(observers, (error) =>
+          options.logError(error, 'exporting a finished call failed'),
+        );
   return {
     observer,
     async shutdown() {

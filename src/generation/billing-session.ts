@@ -62,7 +62,7 @@ export interface SessionStart {
   onEnd?: (summary: SessionSummary) => void;
 }
 
-/** What one generation came to, as its completion log line shows it. */
+/** What one generation came to, told to the generation service when its billing ends. */
 export interface SessionSummary {
   model: string;
   status: number;

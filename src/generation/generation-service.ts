@@ -30,7 +30,11 @@ import { conversationKey, warmFor } from '../routing/conversation-key.ts';
 import { readRetryAfterMs } from '../routing/read-rate-limit-headers.ts';
 import type { Blocked, Router } from '../routing/router.ts';
 import type { FailureClass } from '../routing/target-health.ts';
-import type { CallObserver, ObservedAttempt } from '../observability/call-observer.ts';
+import type {
+  CallObserver,
+  ObservedAttempt,
+  ObservedCall,
+} from '../observability/call-observer.ts';
 import type { SurfaceCodec, SurfaceName } from '../surfaces/surface-codec.ts';
 import {
   BillingSession,
@@ -113,8 +117,11 @@ export interface GenerationInput {
    * balance that cannot cover it answers 402 rather than a lower limit (docs/decisions/0100).
    */
   keepOutputLimit?: boolean;
-  /** Told what the request came to (model, status, tokens, cost) once its billing ends. */
-  onSettled?: (summary: SessionSummary) => void;
+  /**
+   * Told what the request came to (model, status, tokens, cost, attempts, timing) once its
+   * billing ends: the record the observer is told, for the request's completion log line.
+   */
+  onSettled?: (call: ObservedCall) => void;
 }
 
 export type GenerationReply =
@@ -379,8 +386,7 @@ export class GenerationService {
       onEnd: (summary: SessionSummary) => {
         if (spent.target !== undefined)
           router.spendTokens(spent.target, summary.inputTokens + summary.outputTokens);
-        input.onSettled?.(summary);
-        observer?.observe({
+        const call: ObservedCall = {
           requestId: input.requestId,
           surface: input.meteredAs ?? surface.name,
           stream,
@@ -398,7 +404,9 @@ export class GenerationService {
           attempts: observed,
           ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
           ...(traceparent !== undefined ? { traceparent } : {}),
-        });
+        };
+        input.onSettled?.(call);
+        observer?.observe(call);
       },
     };
     let session: BillingSession;

@@ -1,19 +1,27 @@
 import type { FastifyRequest } from 'fastify';
 
-import type { SessionSummary } from '../generation/billing-session.ts';
+import type { ObservedCall } from '../observability/call-observer.ts';
 
 /**
  * The fields a generation adds to its request's completion log line, over HTTP and over the
- * responses WebSocket alike: with the line's own status, duration and request id
- * they say what the request came to.
+ * responses WebSocket alike: with the line's own status, duration and request id they say what
+ * the request came to and who asked. `tokenId` is the API key's id, never its secret;
+ * `deployment` is the last upstream tried (the one that answered, when one did); `ttfbMs` is
+ * there when the answer's first byte left before it ended (a stream).
  */
-export function completionLogFields(summary: SessionSummary): Record<string, unknown> {
+export function completionLogFields(call: ObservedCall): Record<string, unknown> {
+  const last = call.attempts.at(-1);
   return {
-    model: summary.model,
-    outcome: summary.outcome,
-    inputTokens: summary.inputTokens,
-    outputTokens: summary.outputTokens,
-    costMicroCredits: summary.costMicroCredits,
+    model: call.model,
+    outcome: call.outcome,
+    inputTokens: call.usage?.inputTokens.total ?? 0,
+    outputTokens: call.usage?.outputTokens.total ?? 0,
+    costMicroCredits: call.costMicroCredits,
+    accountId: call.accountId,
+    tokenId: call.apiKeyId,
+    ...(last !== undefined ? { deployment: last.deployment } : {}),
+    attempts: call.attempts.length,
+    ...(call.firstByteAt !== undefined ? { ttfbMs: call.firstByteAt - call.startedAt } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-import type { SessionSummary } from '../generation/billing-session.ts';
 import type { GenerationInput } from '../generation/generation-service.ts';
+import type { ObservedCall } from '../observability/call-observer.ts';
 import type { HttpMetrics } from './http-metrics.ts';
 import { bindCompletionFields, completionLogFields } from './completion-log-fields.ts';
 import { AbortHandle } from '../shared/abort-handle.ts';
@@ -38,8 +38,8 @@ function clientGoneSignal(
  * connection closed first never does. Such a call's line is written here once it has settled,
  * with what it came to and `aborted: true`, so every generation has its line.
  */
-function logCompletion(request: FastifyRequest, reply: FastifyReply, summary: SessionSummary) {
-  bindCompletionFields(request, completionLogFields(summary));
+function logCompletion(request: FastifyRequest, reply: FastifyReply, call: ObservedCall) {
+  bindCompletionFields(request, completionLogFields(call));
   if (reply.raw.writableFinished || !reply.raw.destroyed) return;
   reply.log.info(
     { res: reply, responseTime: reply.elapsedTime, aborted: true },
@@ -63,8 +63,9 @@ export function generationInputFromRequest(
     headers: request.headers,
     requestId: request.id,
     signal: clientGoneSignal(request, reply, metrics),
-    // Fastify's "request completed" line then names the model, tokens and cost beside the
-    // status, duration and request id (pino child loggers take bindings after creation).
-    onSettled: (summary) => logCompletion(request, reply, summary),
+    // Fastify's "request completed" line then names the model, tokens, cost, caller and
+    // upstream beside the status, duration and request id (pino child loggers take bindings
+    // after creation).
+    onSettled: (call) => logCompletion(request, reply, call),
   };
 }

@@ -9,7 +9,9 @@ export interface HttpMetrics {
 
 export function createHttpMetrics(options: { processMetrics: boolean }): HttpMetrics {
   const registry = new Registry();
-  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'switchyard_' });
+  // Under prom-client's own names (process_cpu_seconds_total, nodejs_eventloop_lag_seconds…),
+  // the ones stock Node.js dashboards query.
+  if (options.processMetrics) collectDefaultMetrics({ register: registry });
   return {
     registry,
     requests: new Counter({

@@ -25,9 +25,14 @@ describe('IdempotencyService', () => {
   let store: Store;
   let clock = 1_800_000_000_000;
   let service: IdempotencyService;
+  const replays: string[] = [];
   beforeAll(async () => {
     store = await openSqliteStore({ path: ':memory:' });
-    service = new IdempotencyService({ store: store.idempotency, now: () => clock });
+    service = new IdempotencyService({
+      store: store.idempotency,
+      now: () => clock,
+      onReplay: (name) => replays.push(name),
+    });
   });
   afterAll(async () => store.close());
 
@@ -48,6 +53,7 @@ describe('IdempotencyService', () => {
   it('runs once and replays the stored answer within the window', async () => {
     const request = await newRequest();
     const work = counting(ok);
+    const replayedBefore = replays.length;
     expect(await service.run(request, work)).toEqual({ answer: ok, replayed: false });
     clock += operation.windowMs - 1;
     expect(await service.run(request, work)).toEqual({ answer: ok, replayed: true });
@@ -55,6 +61,8 @@ describe('IdempotencyService', () => {
     clock += 1;
     expect((await service.run(request, work)).replayed).toBe(false);
     expect(work.calls).toBe(2);
+    // Only the replay is told, by its operation's name (switchyard_idempotency_replays_total).
+    expect(replays.slice(replayedBefore)).toEqual(['test']);
   });
 
   it('refuses the key with a different request, finished or running', async () => {

@@ -80,6 +80,7 @@ export class IdempotencyService {
   readonly #claimLeaseMs: number;
   readonly #heartbeatMs: number;
   readonly #onError: (error: unknown) => void;
+  readonly #onReplay: (operation: string) => void;
   /** The claims this process holds, by claim id, each with the time its renewals stop. */
   readonly #held = new Map<string, HeldClaim & { renewUntil: number }>();
   #heartbeat: NodeJS.Timeout | undefined;
@@ -91,12 +92,15 @@ export class IdempotencyService {
     claimLeaseMs?: number;
     heartbeatMs?: number;
     onError?(error: unknown): void;
+    /** Told the operation's name each time a stored answer is replayed (its metric). */
+    onReplay?(operation: string): void;
   }) {
     this.#store = dependencies.store;
     this.#now = dependencies.now;
     this.#claimLeaseMs = dependencies.claimLeaseMs ?? defaultClaimLeaseMs;
     this.#heartbeatMs = dependencies.heartbeatMs ?? defaultHeartbeatMs;
     this.#onError = dependencies.onError ?? (() => {});
+    this.#onReplay = dependencies.onReplay ?? (() => {});
   }
 
   async run(
@@ -126,7 +130,10 @@ export class IdempotencyService {
         `The ${keyHeader} "${request.key}" was already used with a different request; send a new key for a new request.`,
       );
     }
-    if (outcome.kind === 'completed') return { answer: outcome.answer, replayed: true };
+    if (outcome.kind === 'completed') {
+      this.#onReplay(operation.name);
+      return { answer: outcome.answer, replayed: true };
+    }
     if (outcome.kind === 'in_progress') {
       throw new ApiError('idempotency_in_progress', undefined, {
         retryAfter: this.#retryAfter(outcome.claimExpiresAt - now),

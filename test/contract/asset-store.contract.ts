@@ -97,6 +97,25 @@ export function describeAssetStoreContract(name: string, openStore: () => Promis
       });
     });
 
+    it('sums the bytes every account uses, files and reservations alike', async () => {
+      const before = await assets().totalUsedBytes();
+      const one = await newAccount();
+      const two = await newAccount();
+      await storeFile(one, 70);
+      await storeFile(two, 30);
+      const id = createAssetId();
+      const reserved = await assets().reserveSpace({
+        id,
+        accountId: two,
+        blobKey: blobKeyForAsset(id),
+        bytes: 5,
+        until: time + 3_600_000,
+        defaultQuotaBytes,
+      });
+      expect(reserved).toBe(true);
+      expect(await assets().totalUsedBytes()).toBe(before + 105);
+    });
+
     it('treats another account’s file exactly like an unknown id', async () => {
       const owner = await newAccount();
       const stranger = await newAccount();

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { useTestBed } from '../support/use-test-bed.ts';
 import { startFakeImageUpstream } from './fake-image-upstream.ts';
 import { encodePng, pixelsFor } from './png-bytes.ts';
@@ -24,6 +25,17 @@ async function until(condition: () => boolean | Promise<boolean>): Promise<void>
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('condition not reached');
+}
+
+/** `switchyard_image_jobs_total` by state, from GET /metrics. */
+async function jobCounts(gateway: Pick<TestGateway, 'app'>): Promise<Record<string, number>> {
+  const { body } = await gateway.app.inject({ method: 'GET', url: '/metrics' });
+  const counts: Record<string, number> = {};
+  for (const [, state, value] of body.matchAll(
+    /^switchyard_image_jobs_total\{state="(\w+)"\} (\d+)$/gm,
+  ))
+    counts[state as string] = Number(value);
+  return counts;
 }
 
 describe('image jobs survive a gateway restart', () => {
@@ -47,6 +59,8 @@ describe('image jobs survive a gateway restart', () => {
       expect(accepted.statusCode).toBe(202);
       const jobId = accepted.json().id as string;
       await until(() => fake.requests.some((request) => request.path === '/v1/get_result'));
+      // Each process counts the steps it took (switchyard_image_jobs_total).
+      expect(await jobCounts(first.gateway)).toEqual({ queued: 1, running: 1 });
       await first.close();
       await store.close();
 
@@ -63,6 +77,7 @@ describe('image jobs survive a gateway restart', () => {
         done.json().images[0].download_path,
       );
       expect(download.rawPayload.equals(fake.produced[0] as Buffer)).toBe(true);
+      expect(await jobCounts(second.gateway)).toEqual({ running: 1, succeeded: 1 });
       const entries = await second.gateway.store.ledger.listEntries(accountId, 10);
       expect(entries.filter((entry) => entry.kind === 'usage')).toHaveLength(1);
       expect((await second.gateway.store.ledger.getBalance(accountId)).balance).toBe(

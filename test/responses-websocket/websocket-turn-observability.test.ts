@@ -67,7 +67,14 @@ describe('a responses WebSocket turn is logged and counted like an HTTP request'
       outcome: 'ok',
       inputTokens: 1_000,
       outputTokens: 500,
+      accountId: bed.accountId,
+      attempts: 1,
     });
+    // The caller's key by id, never the token; the upstream that answered and how soon.
+    expect(wsLine.tokenId).toEqual(expect.any(String));
+    expect(JSON.stringify(wsLine)).not.toContain(bed.token);
+    expect(wsLine.deployment).toBe(`chat/${wsModels.chat}-upstream`);
+    expect(wsLine.ttfbMs).toEqual(expect.any(Number));
     expect(wsLine.requestId).toMatch(/^req_[0-9a-f]+\.1$/);
     expect(wsLine.responseTime).toEqual(expect.any(Number));
     expect(wsLine.costMicroCredits).toBeGreaterThan(0);

@@ -32,6 +32,8 @@ describe('POST /v1/search replays under x-request-id (docs/decisions/0060)', () 
     expect(again.body).toBe(first.body);
     expect(calls()).toBe(before);
     expect((await bed.gateway.store.ledger.getBalance(accountId)).balance).toBe(credits - price);
+    const metrics = await bed.gateway.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/^switchyard_idempotency_replays_total\{operation="search"\} 1$/m);
   });
 
   it('answers 409 for the same id with other parameters, naming the header', async () => {

@@ -126,12 +126,20 @@ describe('storage routes: policy, cleanup and quota', () => {
   });
 
   it('cleanup deletes the same way, never touches another account’s file, and frees the bytes', async () => {
+    // What every account stores together, as GET /metrics reads it from the store.
+    const storedBytes = async () => {
+      const { body } = await bed.gateway.app.inject({ method: 'GET', url: '/metrics' });
+      return Number(/^switchyard_storage_bytes (\d+)$/m.exec(body)?.[1]);
+    };
+    const before = await storedBytes();
+    expect(before).toBeGreaterThanOrEqual(0);
     const { token, accountId } = await bed.createToken();
     const stranger = await bed.createToken();
     const first = await bed.storeFile(accountId, '12345');
     const second = await bed.storeFile(accountId, '678');
     const kept = await bed.storeFile(accountId, 'protected', { protected: true });
     const foreign = await bed.storeFile(stranger.accountId, 'not yours');
+    expect(await storedBytes()).toBe(before + 5 + 3 + 9 + 9);
     const response = await call('POST', '/v1/storage/cleanup', token, {
       asset_ids: [first.id, second.id, kept.id, foreign.id],
       dry_run: false,
@@ -148,6 +156,7 @@ describe('storage routes: policy, cleanup and quota', () => {
       ],
       freed_bytes: 8,
     });
+    expect(await storedBytes()).toBe(before + 9 + 9);
     expect(await bed.gateway.storage.getAsset(stranger.accountId, foreign.id)).toBeDefined();
     expect(await bed.gateway.storage.getAsset(accountId, kept.id)).toBeDefined();
     expect((await call('GET', '/v1/storage', token)).json()).toMatchObject({

@@ -61,7 +61,10 @@ export async function settledUsageRecord(
  */
 export async function startTestGateway(
   rawConfig: Record<string, unknown> = {},
-  options: Pick<ComposeOptions, 'warn' | 'store' | 'now' | 'blobs' | 'readConfig'> & {
+  options: Pick<
+    ComposeOptions,
+    'warn' | 'store' | 'now' | 'blobs' | 'readConfig' | 'processMetrics'
+  > & {
     env?: Record<string, string>;
   } = {},
 ): Promise<TestGateway> {
@@ -87,6 +90,7 @@ export async function startTestGateway(
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...(options.blobs !== undefined ? { blobs: options.blobs } : {}),
     ...(options.readConfig !== undefined ? { readConfig: options.readConfig } : {}),
+    ...(options.processMetrics !== undefined ? { processMetrics: options.processMetrics } : {}),
   });
   return {
     ...gateway,
@@ -208,6 +212,8 @@ export interface UpstreamTestBedOptions {
   now?: () => number;
   /** Further environment variables (the keys a provider's own `apiKeyEnv` names). */
   env?: Record<string, string>;
+  /** Collect the Node.js process metrics on /metrics (one gateway per test file should). */
+  processMetrics?: boolean;
 }
 
 export interface UpstreamTestBed {
@@ -254,6 +260,7 @@ export async function startUpstreamTestBed(
         ...(upstreamKey !== undefined ? { [upstreamKeyEnv]: upstreamKey } : {}),
       },
       ...(options.now !== undefined ? { now: options.now } : {}),
+      ...(options.processMetrics !== undefined ? { processMetrics: options.processMetrics } : {}),
     },
   );
   let origin = '';

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
 
 import { readProviderKey } from '../../config/load-config.ts';
 import type { IdempotencyService } from '../../idempotency/idempotency-service.ts';
@@ -7,6 +8,7 @@ import type { GatewayFeature } from '../gateway-feature.ts';
 import type { GatewayParts } from '../gateway-parts.ts';
 import type { StorageService } from '../storage/storage-service.ts';
 import { ImageUpstreamClient } from './call-image-upstream.ts';
+import { countImageJobs } from './count-image-jobs.ts';
 import { ImageCatalog } from './image-catalog.ts';
 import type { ImageJobStore } from './image-job-store.ts';
 import { imageRoutes } from './image-routes.ts';
@@ -26,7 +28,13 @@ export interface ImagesFeature extends GatewayFeature {
 /** Image generation: service, routes and the job workers, from the shared parts. */
 export function composeImages(
   parts: GatewayParts,
-  dependencies: { idempotency: IdempotencyService; storage: StorageService; jobs: ImageJobStore },
+  dependencies: {
+    idempotency: IdempotencyService;
+    storage: StorageService;
+    jobs: ImageJobStore;
+    /** Where the job counts go (GET /metrics). */
+    metrics: Registry;
+  },
 ): ImagesFeature {
   const config = parts.config.images;
   const sources: ImageSources = (principal) =>
@@ -44,6 +52,7 @@ export function composeImages(
     keyHeader: 'Idempotency-Key',
   };
   const catalog = new ImageCatalog(config);
+  const jobs = countImageJobs(dependencies.jobs, dependencies.metrics);
   const billing = {
     ledger: parts.billing.ledger,
     settlements: parts.billing.settlements,
@@ -57,7 +66,7 @@ export function composeImages(
   const upstream = new ImageUpstreamClient(parts.pools, parts.now, apiKey);
   const context = {
     catalog,
-    jobs: dependencies.jobs,
+    jobs,
     storage: dependencies.storage,
     upstream,
     billing,
@@ -67,7 +76,7 @@ export function composeImages(
     logEvent: parts.logEvent,
   };
   const workers = new ImageWorkerPool({
-    jobs: dependencies.jobs,
+    jobs,
     queues: new Map(config.providers.map((provider) => [provider.id, provider.concurrency])),
     run: (job, owner, signal, handOver) => runImageJob(job, owner, signal, context, handOver),
     leaseMs: config.leaseSeconds * 1000,
@@ -80,7 +89,7 @@ export function composeImages(
   const service = new ImageService({
     config,
     catalog,
-    jobs: dependencies.jobs,
+    jobs,
     storage: dependencies.storage,
     idempotency: dependencies.idempotency,
     operation,

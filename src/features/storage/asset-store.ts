@@ -108,6 +108,11 @@ export interface AssetStore {
   listAssets(accountId: string, options: { after?: AssetCursor; limit: number }): Promise<Asset[]>;
   getAccountStorage(accountId: string): Promise<AccountStorage>;
   /**
+   * The bytes counted against every account's quota together (stored files, files waiting for
+   * their deletion, reservations): one sum over one row per account, read when metrics are scraped.
+   */
+  totalUsedBytes(): Promise<number>;
+  /**
    * Sets the retention policy. With `applyToExisting`, every visible file's deletion time moves
    * earlier to its creation time plus the new retention when that is sooner (never later).
    */

@@ -1,5 +1,7 @@
 import path from 'node:path';
 
+import { Gauge, type Registry } from 'prom-client';
+
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { readBlobStoreCredentials } from '../../config/read-blob-store-credentials.ts';
 import type { StorageConfig } from '../../config/storage-config-schema.ts';
@@ -52,8 +54,26 @@ export async function composeStorage(options: {
   onSweepError: (error: unknown) => void;
   /** A BlobStore chosen by the caller (tests); otherwise the configured one. */
   blobs?: BlobStore;
+  /** Where `switchyard_storage_bytes` goes (GET /metrics). */
+  metrics?: Registry;
 }): Promise<StorageFeature> {
-  const { config } = options;
+  const { config, assets } = options;
+  if (options.metrics !== undefined) {
+    new Gauge({
+      name: 'switchyard_storage_bytes',
+      help: "Bytes counted against the accounts' storage quotas: files, pending deletions, reservations.",
+      registers: [options.metrics],
+      // Read from the store when scraped; a store that does not answer leaves the last value
+      // (GET /readyz says it is down) rather than failing the whole scrape.
+      async collect() {
+        try {
+          this.set(await assets.totalUsedBytes());
+        } catch {
+          // The last value stands.
+        }
+      },
+    });
+  }
   const opened =
     options.blobs === undefined
       ? await openBlobStore(config, options.dataDir, options.env)

@@ -5,10 +5,10 @@ import type { RawData } from 'ws';
 import type { Authenticator, Principal } from '../../auth/authenticator.ts';
 import { readCredential } from '../../auth/authenticator.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
-import type { SessionSummary } from '../../generation/billing-session.ts';
 import type { GenerationReply, GenerationService } from '../../generation/generation-service.ts';
 import { splitSseFrames } from '../../generation/serialize-sse.ts';
 import { planFailureLogLine } from '../../logging/plan-failure-log-line.ts';
+import type { ObservedCall } from '../../observability/call-observer.ts';
 import {
   expandResponseAppend,
   type AppendableTurn,
@@ -80,7 +80,7 @@ function jsonAsEvent(body: string): string {
 /** What one client event came to: the status it answered with and, when it generated, its bill. */
 interface TurnResult {
   status: number;
-  summary?: SessionSummary;
+  call?: ObservedCall;
 }
 
 /** A turn in progress, so a closing gateway can stop it and wait until it has settled. */
@@ -119,12 +119,12 @@ function serveConnection(
   /** The same completion line and metrics as an HTTP request, one per client event. */
   const recordTurn = (requestId: string, result: TurnResult, startedAt: number) => {
     const elapsedMs = performance.now() - startedAt;
-    const status = result.summary?.status ?? result.status;
+    const status = result.call?.status ?? result.status;
     request.server.log.child({ requestId }).info(
       {
         res: { statusCode: status },
         responseTime: elapsedMs,
-        ...(result.summary !== undefined ? completionLogFields(result.summary) : {}),
+        ...(result.call !== undefined ? completionLogFields(result.call) : {}),
       },
       'request completed',
     );
@@ -255,8 +255,8 @@ function serveConnection(
       requestId,
       signal: turnAbort,
       turnHook,
-      onSettled: (summary) => {
-        result.summary = summary;
+      onSettled: (call) => {
+        result.call = call;
       },
     });
     await relay(reply);

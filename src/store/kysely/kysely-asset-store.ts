@@ -259,6 +259,15 @@ export class KyselyAssetStore implements AssetStore {
     };
   }
 
+  async totalUsedBytes(): Promise<number> {
+    const row = await this.#database
+      .selectFrom('storage_accounts')
+      .select((expression) => expression.fn.sum<number | string | null>('used_bytes').as('total'))
+      .executeTakeFirst();
+    // PostgreSQL sums a bigint column as numeric, which its driver reads as text.
+    return Number(row?.total ?? 0);
+  }
+
   async setRetentionDays(
     accountId: string,
     retentionDays: number,

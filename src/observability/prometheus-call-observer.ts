@@ -1,0 +1,147 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+import type { CallObserver, ObservedAttempt, ObservedCall } from './call-observer.ts';
+
+/**
+ * OpenTelemetry's well-known `gen_ai.provider.name` of each wire dialect: dashboards built on the
+ * GenAI semantic conventions group by these, not by the configuration's provider ids.
+ */
+const providerNames: Record<string, string> = {
+  anthropic: 'anthropic',
+  'openai-chat': 'openai',
+  'openai-responses': 'openai',
+};
+
+/** The GenAI semantic conventions' recommended boundaries for each histogram. */
+const tokenBuckets = [
+  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+];
+const durationBuckets = [
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+];
+const firstTokenBuckets = [
+  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+];
+
+type GenAiLabel =
+  | 'gen_ai_operation_name'
+  | 'gen_ai_provider_name'
+  | 'gen_ai_request_model'
+  | 'gen_ai_response_model';
+const genAiLabels: GenAiLabel[] = [
+  'gen_ai_operation_name',
+  'gen_ai_provider_name',
+  'gen_ai_request_model',
+  'gen_ai_response_model',
+];
+
+/** An attempt's outcome label: `ok`, its failure class, or `abandoned` (the client left first). */
+function attemptOutcome(attempt: ObservedAttempt): string {
+  if (attempt.failure !== undefined) return attempt.failure;
+  return attempt.status === undefined ? 'abandoned' : 'ok';
+}
+
+/**
+ * Why a call failed, for `error_type`: the answering attempt's failure class when the upstream
+ * refused it, otherwise what the call came to (`cancelled`, `incomplete`, `upstream_error`…).
+ * Undefined for a call that succeeded, as the conventions leave the attribute off then.
+ */
+function errorType(call: ObservedCall, last: ObservedAttempt): string | undefined {
+  if (call.outcome === 'ok' && call.status < 400) return undefined;
+  return last.failure ?? call.outcome;
+}
+
+/**
+ * Records every finished generation on GET /metrics (docs/operations.md): the GenAI semantic
+ * conventions' client histograms, plus the gateway's own counters of cost, tokens by type and
+ * upstream attempts. Labels are catalog model ids and the configuration's provider, deployment
+ * and key ids, so the series are bounded by the configuration; never an account, token or
+ * request id. A call refused before any upstream call (402, 429) or that no target could take
+ * made no GenAI operation: it shows in the HTTP metrics only.
+ */
+export function createPrometheusCallObserver(registry: Registry): CallObserver {
+  const tokenUsage = new Histogram({
+    name: 'gen_ai_client_token_usage',
+    help: 'Tokens used by a GenAI operation, by type (input or output).',
+    labelNames: [...genAiLabels, 'gen_ai_token_type'],
+    buckets: tokenBuckets,
+    registers: [registry],
+  });
+  const operationDuration = new Histogram({
+    name: 'gen_ai_client_operation_duration_seconds',
+    help: 'A GenAI operation from the request reaching the pipeline to the end of its answer.',
+    labelNames: [...genAiLabels, 'error_type'],
+    buckets: durationBuckets,
+    registers: [registry],
+  });
+  const timeToFirstToken = new Histogram({
+    name: 'gen_ai_server_time_to_first_token_seconds',
+    help: "A streamed answer's time to its first byte leaving for the client.",
+    labelNames: genAiLabels,
+    buckets: firstTokenBuckets,
+    registers: [registry],
+  });
+  const cost = new Counter({
+    name: 'switchyard_cost_microcredits_total',
+    help: 'Micro-credits the finished generations are priced at, by the model that answered.',
+    labelNames: ['model'],
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'switchyard_generation_tokens_total',
+    help: 'Tokens of the finished generations, by the model that answered and token type.',
+    labelNames: ['model', 'type'],
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: 'switchyard_upstream_attempts_total',
+    help: 'Upstream calls by target and how they ended (ok or the failure class).',
+    labelNames: ['provider', 'deployment', 'key', 'outcome'],
+    registers: [registry],
+  });
+
+  return {
+    observe(call) {
+      for (const attempt of call.attempts) {
+        attempts.inc({
+          provider: attempt.provider,
+          deployment: attempt.deployment,
+          key: attempt.keyId,
+          outcome: attemptOutcome(attempt),
+        });
+      }
+      const model = call.model;
+      const usage = call.usage;
+      if (usage !== undefined) {
+        const input = usage.inputTokens;
+        tokens.inc({ model, type: 'input_no_cache' }, input.noCache);
+        tokens.inc({ model, type: 'cache_read' }, input.cacheRead);
+        tokens.inc({ model, type: 'cache_write_5m' }, input.cacheWrite5m);
+        tokens.inc({ model, type: 'cache_write_1h' }, input.cacheWrite1h);
+        tokens.inc({ model, type: 'output' }, usage.outputTokens.total);
+        tokens.inc({ model, type: 'reasoning' }, usage.outputTokens.reasoning);
+      }
+      if (call.costMicroCredits > 0) cost.inc({ model }, call.costMicroCredits);
+
+      const last = call.attempts.at(-1);
+      if (last === undefined) return;
+      const labels: Record<GenAiLabel, string> = {
+        gen_ai_operation_name: 'chat',
+        gen_ai_provider_name: providerNames[last.providerKind] ?? '_OTHER',
+        gen_ai_request_model: call.requestedModel,
+        gen_ai_response_model: model,
+      };
+      const error = errorType(call, last);
+      operationDuration.observe(
+        error === undefined ? labels : { ...labels, error_type: error },
+        Math.max(0, call.endedAt - call.startedAt) / 1000,
+      );
+      if (usage !== undefined) {
+        tokenUsage.observe({ ...labels, gen_ai_token_type: 'input' }, usage.inputTokens.total);
+        tokenUsage.observe({ ...labels, gen_ai_token_type: 'output' }, usage.outputTokens.total);
+      }
+      if (call.stream && call.firstByteAt !== undefined && error === undefined)
+        timeToFirstToken.observe(labels, Math.max(0, call.firstByteAt - call.startedAt) / 1000);
+    },
+  };
+}
