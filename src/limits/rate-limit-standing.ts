@@ -1,9 +1,5 @@
 import { bucketLeavesWindowAt } from './rate-limit-window.ts';
-import type {
-  RateLimitAllowance,
-  RateLimitScope,
-  RateLimitStanding,
-} from './rate-limiter.ts';
+import type { RateLimitAllowance, RateLimitScope, RateLimitStanding } from './rate-limiter.ts';
 
 /** One limited kind of one scope, as an adapter reads it from its window. */
 export interface CountedWindow {
@@ -30,7 +26,11 @@ export function allowanceOf(limit: number, window: CountedWindow, now: number): 
 }
 
 /** The window as it is once `amount` more is charged to the second of `now`. */
-export function chargedWindow(window: CountedWindow, amount: number, second: number): CountedWindow {
+export function chargedWindow(
+  window: CountedWindow,
+  amount: number,
+  second: number,
+): CountedWindow {
   if (amount <= 0) return window;
   return {
     total: window.total + amount,

@@ -5,11 +5,7 @@ import {
   assertReleaseRateLimitOptions,
 } from '../../limits/assert-rate-limit-request.ts';
 import { HeldLeaseHeartbeat } from '../../limits/held-lease-heartbeat.ts';
-import {
-  chargedWindow,
-  standingOf,
-  type CountedWindow,
-} from '../../limits/rate-limit-standing.ts';
+import { chargedWindow, standingOf, type CountedWindow } from '../../limits/rate-limit-standing.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, windowSecondOf } from '../../limits/rate-limit-window.ts';
 import {
   type AcquireRateLimitRequest,
