@@ -9,6 +9,8 @@ import type { CallOrigins } from '../canonical/call-origins.ts';
 import type { GenerationCall, TranslationIssue } from '../canonical/generation-call.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { ApiError } from '../canonical/generation-error.ts';
+import { formatCredits } from '../billing/micro-credits.ts';
+import { rateLimitHeaders } from '../limits/rate-limit-headers.ts';
 import type {
   ProviderCodec,
   ProviderKind,
@@ -401,7 +403,17 @@ export class GenerationService {
         await BillingSession.recordRefusal(this.#dependencies.billing, start, error.status);
       throw error;
     }
-    const headers: Record<string, string> = {};
+    // docs/decisions/0149: where the client's rate limits stand, as the limiter read them.
+    const headers: Record<string, string> = rateLimitHeaders(session.rateLimitStanding);
+    const { ledger } = this.#dependencies.billing;
+    // A stream's headers leave before its cost is known: it is told the balance it started
+    // with, read beside the upstream call so the stream waits for nothing.
+    const balanceAtStart = stream
+      ? ledger.getBalance(principal.account.id).then(
+          (balance) => balance.available + session.holdAmount,
+          () => undefined,
+        )
+      : undefined;
     if (session.outputLimit < first.outputLimit) {
       // docs/decisions/0100: the balance affords a shorter answer; the upstream is sent that
       // limit (its stop reason says when it is reached) and the client is told.
@@ -512,6 +524,14 @@ export class GenerationService {
         usage: answer.usage,
         cost: answer.cost,
       };
+      const settled = session.settlement;
+      if (settled !== undefined) {
+        // Only a settlement the ledger took has a charge and a balance to tell.
+        headers['x-switchyard-cost'] = formatCredits(settled.charged);
+        const balance = await ledger.getBalance(principal.account.id).catch(() => undefined);
+        if (balance !== undefined)
+          headers['x-switchyard-balance'] = formatCredits(balance.available);
+      }
       firstByteAt = this.#dependencies.now();
       return {
         kind: 'json',
@@ -520,6 +540,9 @@ export class GenerationService {
         trace,
       };
     }
+    const startingBalance = await balanceAtStart;
+    if (startingBalance !== undefined)
+      headers['x-switchyard-balance'] = formatCredits(startingBalance);
     headers['content-type'] = 'text/event-stream; charset=utf-8';
     headers['cache-control'] = 'no-cache';
     const events = attempt.sameDialect
