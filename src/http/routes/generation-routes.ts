@@ -5,6 +5,7 @@ import type { CountTokensService } from '../../generation/count-tokens-service.t
 import type { GenerationService } from '../../generation/generation-service.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
 import { paymentRequiredResponse } from '../../wire/payment-required-schema.ts';
+import { rateLimitAnswerHeaders, rateLimitedResponse } from '../../wire/rate-limited-schema.ts';
 import { errorShapeForUrl } from '../error-shape.ts';
 import type { HttpMetrics } from '../http-metrics.ts';
 import { generationInputFromRequest } from '../generation-input-from-request.ts';
@@ -30,13 +31,28 @@ const generationAnswerHeaders = {
   'x-switchyard-model': {
     type: 'string',
     description:
-      "The model that answered: the one asked for, or one of its configured fallbacks (docs/routing.md).",
+      'The model that answered: the one asked for, or one of its configured fallbacks (docs/routing.md).',
   },
   'x-switchyard-ignored-fields': {
     type: 'string',
     description:
       "Comma-separated request fields the model's ignoreFields let the gateway drop on this route (docs/decisions/0011).",
   },
+  'x-switchyard-cost': {
+    type: 'string',
+    pattern: '^\\d+\\.\\d{6}$',
+    examples: ['0.000420'],
+    description:
+      'What the call was charged, in credits with six decimals (exactly the ledger entry). JSON answers only: a stream is charged after its headers leave (docs/decisions/0149).',
+  },
+  'x-switchyard-balance': {
+    type: 'string',
+    pattern: '^-?\\d+\\.\\d{6}$',
+    examples: ['12.345678'],
+    description:
+      "The account's available balance in credits (balance less open holds): after the charge on a JSON answer, before the call on a stream (docs/decisions/0149).",
+  },
+  ...rateLimitAnswerHeaders,
 };
 
 export interface GenerationRouteDependencies {
@@ -94,6 +110,7 @@ export async function generationRoutes(
           response: {
             200: { ...response, headers: generationAnswerHeaders } as TSchema,
             ...paymentRequiredResponse(errorShapeForUrl(url)),
+            ...rateLimitedResponse(errorShapeForUrl(url)),
           },
         },
         // Bodies are validated on the way in; answers are relayed as produced, not re-serialised.
