@@ -87,6 +87,11 @@ describe('GET /openapi.json: the OpenAPI 3.1 contract', () => {
     expect(request.required).toEqual(['state', 'questions']);
     expect(request.additionalProperties).toBe(false);
     expect(request.properties.questions.maxProperties).toBe(128);
+    // The answer tells its charge and the balance left, beside its body.
+    expect(Object.keys(operation.responses['200'].headers)).toEqual([
+      'x-switchyard-cost',
+      'x-switchyard-balance',
+    ]);
     const response = operation.responses['200'].content['application/json'].schema;
     expect(response.required).toEqual(['answers', 'usage']);
     expect(response.properties.usage.required).toEqual(['inputTokens', 'outputTokens']);

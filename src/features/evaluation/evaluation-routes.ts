@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { formatCredits } from '../../billing/micro-credits.ts';
@@ -18,6 +19,7 @@ import {
 } from './evaluation-schema.ts';
 import type { EvaluationService } from './evaluation-service.ts';
 import type { EvaluationRequest } from './evaluation-types.ts';
+import { chargeAnswerHeaders } from '../../wire/charge-headers-schema.ts';
 
 export interface EvaluationRouteDependencies {
   authenticator: Authenticator;
@@ -89,7 +91,7 @@ export async function evaluationRoutes(
         operationId: 'createEvaluation',
         headers: evaluationHeadersSchema(modelId),
         body: evaluationRequestSchema,
-        response: { 200: evaluationResponseSchema },
+        response: { 200: { ...evaluationResponseSchema, headers: chargeAnswerHeaders } as TSchema },
       },
       // The answer is sent as stored, so a replay is the same bytes.
       serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),

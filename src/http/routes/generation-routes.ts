@@ -5,6 +5,7 @@ import type { CountTokensService } from '../../generation/count-tokens-service.t
 import type { GenerationService } from '../../generation/generation-service.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
 import { paymentRequiredResponse } from '../../wire/payment-required-schema.ts';
+import { chargeAnswerHeaders } from '../../wire/charge-headers-schema.ts';
 import { rateLimitAnswerHeaders, rateLimitedResponse } from '../../wire/rate-limited-schema.ts';
 import { errorShapeForUrl } from '../error-shape.ts';
 import type { HttpMetrics } from '../http-metrics.ts';
@@ -38,20 +39,7 @@ const generationAnswerHeaders = {
     description:
       "Comma-separated request fields the model's ignoreFields let the gateway drop on this route (docs/decisions/0011).",
   },
-  'x-switchyard-cost': {
-    type: 'string',
-    pattern: '^\\d+\\.\\d{6}$',
-    examples: ['0.000420'],
-    description:
-      'What the call was charged, in credits with six decimals (exactly the ledger entry). JSON answers only: a stream is charged after its headers leave (docs/decisions/0149).',
-  },
-  'x-switchyard-balance': {
-    type: 'string',
-    pattern: '^-?\\d+\\.\\d{6}$',
-    examples: ['12.345678'],
-    description:
-      "The account's available balance in credits (balance less open holds): after the charge on a JSON answer, before the call on a stream (docs/decisions/0149).",
-  },
+  ...chargeAnswerHeaders,
   ...rateLimitAnswerHeaders,
 };
 
