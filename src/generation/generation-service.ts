@@ -55,6 +55,7 @@ import { createModelRenamer } from './rename-relayed-model.ts';
 import { AbortHandle, type AbortSource } from '../shared/abort-handle.ts';
 import { encodeEdit, releaseSource } from '../shared/json-source.ts';
 import { copyWith } from '../shared/copy-with.ts';
+import { settleWithin } from '../shared/settle-within.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -168,6 +169,12 @@ export interface ResponsesCompactionHook {
     { kind: 'continue'; body: Record<string, unknown> } | { kind: 'reply'; reply: GenerationReply }
   >;
 }
+
+/**
+ * The longest an answer waits for the balance it tells (docs/decisions/0149): a store slow to
+ * answer costs the client that header, never the answer's time.
+ */
+const balanceReadBoundMs = 100;
 
 const sameDialectProvider: Record<SurfaceName, ProviderKind> = {
   messages: 'anthropic',
@@ -409,10 +416,13 @@ export class GenerationService {
     // A stream's headers leave before its cost is known: it is told the balance it started
     // with, read beside the upstream call so the stream waits for nothing.
     const balanceAtStart = stream
-      ? ledger.getBalance(principal.account.id).then(
-          (balance) => balance.available + session.holdAmount,
-          () => undefined,
-        )
+      ? ledger
+          .getBalance(principal.account.id)
+          // Handled at once: a call that fails before its answer never awaits it.
+          .then(
+            (balance) => balance.available + session.holdAmount,
+            () => undefined,
+          )
       : undefined;
     if (session.outputLimit < first.outputLimit) {
       // docs/decisions/0100: the balance affords a shorter answer; the upstream is sent that
@@ -528,7 +538,10 @@ export class GenerationService {
       if (settled !== undefined) {
         // Only a settlement the ledger took has a charge and a balance to tell.
         headers['x-switchyard-cost'] = formatCredits(settled.charged);
-        const balance = await ledger.getBalance(principal.account.id).catch(() => undefined);
+        const balance = await settleWithin(
+          ledger.getBalance(principal.account.id),
+          balanceReadBoundMs,
+        );
         if (balance !== undefined)
           headers['x-switchyard-balance'] = formatCredits(balance.available);
       }
@@ -540,7 +553,11 @@ export class GenerationService {
         trace,
       };
     }
-    const startingBalance = await balanceAtStart;
+    // A store slow to answer loses the header, never delays the stream.
+    const startingBalance =
+      balanceAtStart === undefined
+        ? undefined
+        : await settleWithin(balanceAtStart, balanceReadBoundMs);
     if (startingBalance !== undefined)
       headers['x-switchyard-balance'] = formatCredits(startingBalance);
     headers['content-type'] = 'text/event-stream; charset=utf-8';
