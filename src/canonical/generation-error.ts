@@ -10,6 +10,8 @@ export interface GenerationError {
   retryAfter?: number;
   /** Structured detail, e.g. the translation issues behind an `unrepresentable_field`. */
   details?: unknown;
+  /** Further response headers for the client (a 429's rate-limit standing, docs/decisions/0149). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** An error with a catalogue code, thrown by use cases and rendered by the HTTP layer. */
@@ -19,6 +21,7 @@ export class ApiError extends Error {
   readonly type: string;
   readonly retryAfter: number | undefined;
   readonly details: unknown;
+  readonly headers: Readonly<Record<string, string>> | undefined;
   /**
    * For the operator's log only, never rendered to the client: which upstream failed and why
    * (provider, path, upstream status, cause). Never a credential.
@@ -33,6 +36,7 @@ export class ApiError extends Error {
       details?: unknown;
       status?: number;
       diagnosis?: Record<string, string | number>;
+      headers?: Record<string, string>;
     } = {},
   ) {
     const entry = errorCatalogue[code];
@@ -44,6 +48,7 @@ export class ApiError extends Error {
     this.retryAfter =
       options.retryAfter === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfter));
     this.details = options.details;
+    this.headers = options.headers;
     this.diagnosis = options.diagnosis;
   }
 
@@ -55,6 +60,7 @@ export class ApiError extends Error {
       message: this.message,
       ...(this.retryAfter !== undefined ? { retryAfter: this.retryAfter } : {}),
       ...(this.details !== undefined ? { details: this.details } : {}),
+      ...(this.headers !== undefined ? { headers: this.headers } : {}),
     };
   }
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/authenticator.ts';
-import type { CreditLedger } from '../billing/credit-ledger.ts';
+import type { CreditLedger, SettlementResult } from '../billing/credit-ledger.ts';
 import { affordOutputTokens } from '../billing/afford-output-tokens.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { priceUsage, priceWorstCase, type PriceTable } from '../billing/price-table.ts';
@@ -7,10 +7,10 @@ import type { SettlementOutbox } from '../billing/settlement-outbox.ts';
 import type { CatalogModel } from '../catalog/model-catalog.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { LimitSet } from '../config/config-schema.ts';
-import type { RateLimiter, RateLimitLease } from '../limits/rate-limiter.ts';
+import type { RateLimiter, RateLimitLease, RateLimitStanding } from '../limits/rate-limiter.ts';
 import { randomHex } from '../shared/random-hex.ts';
 import type { OpenSessions } from './open-sessions.ts';
-import { admitRequest } from './priced-call.ts';
+import { admitWithStanding } from './priced-call.ts';
 import { refuseHold } from './refuse-hold.ts';
 import type { UsageStore } from './usage-store.ts';
 
@@ -93,7 +93,10 @@ export class BillingSession {
   readonly #start: SessionStart;
   readonly #startedAt: number;
   #lease: RateLimitLease | undefined;
+  #standing: RateLimitStanding | undefined;
   #holdId: string | undefined;
+  #holdAmount = 0;
+  #settled: SettlementResult | undefined;
   #outputLimit = 0;
   #ended = false;
   /** The model the answer is priced and recorded as: the one asked for, or a fallback. */
@@ -173,11 +176,31 @@ export class BillingSession {
   }
 
   async #admit(): Promise<void> {
-    this.#lease = await admitRequest(
+    const admission = await admitWithStanding(
       this.#dependencies,
       this.#start.principal,
       this.#start.promptTokens + this.#start.maxOutputTokens,
     );
+    this.#lease = admission?.lease;
+    this.#standing = admission?.standing;
+  }
+
+  /** Where the rate limits stood at admission, this request counted; undefined without limits. */
+  get rateLimitStanding(): RateLimitStanding | undefined {
+    return this.#standing;
+  }
+
+  /** Micro-credits the hold reserves (the worst case it was placed for). */
+  get holdAmount(): number {
+    return this.#holdAmount;
+  }
+
+  /**
+   * What the ledger charged, once `end` has settled it; undefined before, and when the store
+   * could not take the settlement and the outbox keeps it (the charge is not known yet).
+   */
+  get settlement(): SettlementResult | undefined {
+    return this.#settled;
   }
 
   /**
@@ -208,6 +231,7 @@ export class BillingSession {
       });
       if (placed) {
         this.#holdId = holdId;
+        this.#holdAmount = amount;
         this.#outputLimit = limit;
         this.#dependencies.open?.opened();
         return;
@@ -299,6 +323,7 @@ export class BillingSession {
     });
     try {
       const [charged] = await Promise.all([settled, this.#releaseLease(totalTokens)]);
+      this.#settled = charged;
       return charged?.charged ?? 0;
     } finally {
       this.#dependencies.open?.ended();

@@ -9,6 +9,8 @@ import type { CallOrigins } from '../canonical/call-origins.ts';
 import type { GenerationCall, TranslationIssue } from '../canonical/generation-call.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { ApiError } from '../canonical/generation-error.ts';
+import { formatCredits } from '../billing/micro-credits.ts';
+import { rateLimitHeaders } from '../limits/rate-limit-headers.ts';
 import type {
   ProviderCodec,
   ProviderKind,
@@ -57,6 +59,7 @@ import { createModelRenamer } from './rename-relayed-model.ts';
 import { AbortHandle, type AbortSource } from '../shared/abort-handle.ts';
 import { encodeEdit, releaseSource } from '../shared/json-source.ts';
 import { copyWith } from '../shared/copy-with.ts';
+import { settleWithin } from '../shared/settle-within.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -173,6 +176,12 @@ export interface ResponsesCompactionHook {
     { kind: 'continue'; body: Record<string, unknown> } | { kind: 'reply'; reply: GenerationReply }
   >;
 }
+
+/**
+ * The longest an answer waits for the balance it tells (docs/decisions/0149): a store slow to
+ * answer costs the client that header, never the answer's time.
+ */
+const balanceReadBoundMs = 100;
 
 const sameDialectProvider: Record<SurfaceName, ProviderKind> = {
   messages: 'anthropic',
@@ -418,7 +427,20 @@ export class GenerationService {
         await BillingSession.recordRefusal(this.#dependencies.billing, start, error.status);
       throw error;
     }
-    const headers: Record<string, string> = {};
+    // docs/decisions/0149: where the client's rate limits stand, as the limiter read them.
+    const headers: Record<string, string> = rateLimitHeaders(session.rateLimitStanding);
+    const { ledger } = this.#dependencies.billing;
+    // A stream's headers leave before its cost is known: it is told the balance it started
+    // with, read beside the upstream call so the stream waits for nothing.
+    const balanceAtStart = stream
+      ? ledger
+          .getBalance(principal.account.id)
+          // Handled at once: a call that fails before its answer never awaits it.
+          .then(
+            (balance) => balance.available + session.holdAmount,
+            () => undefined,
+          )
+      : undefined;
     if (session.outputLimit < first.outputLimit) {
       // docs/decisions/0100: the balance affords a shorter answer; the upstream is sent that
       // limit (its stop reason says when it is reached) and the client is told.
@@ -529,6 +551,17 @@ export class GenerationService {
         usage: answer.usage,
         cost: answer.cost,
       };
+      const settled = session.settlement;
+      if (settled !== undefined) {
+        // Only a settlement the ledger took has a charge and a balance to tell.
+        headers['x-switchyard-cost'] = formatCredits(settled.charged);
+        const balance = await settleWithin(
+          ledger.getBalance(principal.account.id),
+          balanceReadBoundMs,
+        );
+        if (balance !== undefined)
+          headers['x-switchyard-balance'] = formatCredits(balance.available);
+      }
       firstByteAt = this.#dependencies.now();
       return {
         kind: 'json',
@@ -537,6 +570,13 @@ export class GenerationService {
         trace,
       };
     }
+    // A store slow to answer loses the header, never delays the stream.
+    const startingBalance =
+      balanceAtStart === undefined
+        ? undefined
+        : await settleWithin(balanceAtStart, balanceReadBoundMs);
+    if (startingBalance !== undefined)
+      headers['x-switchyard-balance'] = formatCredits(startingBalance);
     headers['content-type'] = 'text/event-stream; charset=utf-8';
     headers['cache-control'] = 'no-cache';
     const events = attempt.sameDialect

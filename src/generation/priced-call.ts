@@ -2,7 +2,8 @@ import type { Principal } from '../auth/authenticator.ts';
 import type { SettlementResult } from '../billing/credit-ledger.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { ApiError } from '../canonical/generation-error.ts';
-import type { RateLimitLease } from '../limits/rate-limiter.ts';
+import { rateLimitHeaders } from '../limits/rate-limit-headers.ts';
+import type { RateLimitLease, RateLimitStanding } from '../limits/rate-limiter.ts';
 import { randomHex } from '../shared/random-hex.ts';
 import type { BillingDependencies } from './billing-session.ts';
 import { refuseHold } from './refuse-hold.ts';
@@ -21,14 +22,27 @@ export type PricedCallDependencies = Pick<
 >;
 
 /**
- * Counts one request against the configured limits; 429 `rate_limited` with `retry-after` when a
- * limit is reached. Undefined when no limit is configured. Release the lease when the call ends.
+ * Counts one request against the configured limits; 429 `rate_limited` with `retry-after` and the
+ * `x-ratelimit-*` headers when a limit is reached. Undefined when no limit is configured. Release
+ * the lease when the call ends.
  */
 export async function admitRequest(
   dependencies: PricedCallDependencies,
   principal: Principal,
   estimatedTokens = 0,
 ): Promise<RateLimitLease | undefined> {
+  return (await admitWithStanding(dependencies, principal, estimatedTokens))?.lease;
+}
+
+/**
+ * As admitRequest, also telling where the limits stand with this request counted, for the
+ * answer's `x-ratelimit-*` headers (docs/decisions/0149).
+ */
+export async function admitWithStanding(
+  dependencies: PricedCallDependencies,
+  principal: Principal,
+  estimatedTokens: number,
+): Promise<{ lease: RateLimitLease; standing: RateLimitStanding } | undefined> {
   const { limits, rateLimiter, now } = dependencies;
   const scopes = [
     ...(limits.token ? [{ key: `token:${principal.apiKey.id}`, ...limits.token }] : []),
@@ -36,12 +50,12 @@ export async function admitRequest(
   ];
   if (scopes.length === 0) return undefined;
   const decision = await rateLimiter.acquire({ scopes, estimatedTokens, now: now() });
-  if (decision.ok) return decision.lease;
+  if (decision.ok) return { lease: decision.lease, standing: decision.standing };
   const subject = decision.scopeKey.startsWith('token:') ? 'token' : 'account';
   throw new ApiError(
     'rate_limited',
     `Rate limit reached: ${decision.limit} per ${decision.limit === 'concurrency' ? 'moment' : 'minute'} for this ${subject}.`,
-    { retryAfter: decision.retryAfterSeconds },
+    { retryAfter: decision.retryAfterSeconds, headers: rateLimitHeaders(decision.standing) },
   );
 }
 

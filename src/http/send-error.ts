@@ -11,6 +11,7 @@ export function sendError(
   error: GenerationError,
   shape: ErrorShape,
 ): FastifyReply {
+  if (error.headers !== undefined) reply.headers(error.headers);
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
   // Refused before its body arrived (onRequest, a limit): closing the connection spares reading
   // a body nobody will use, up to bodyLimit bytes, instead of draining it; a short bounded read

@@ -8,12 +8,14 @@ import {
   windowSecondOf,
 } from './rate-limit-window.ts';
 import { SecondCounts } from './second-counts.ts';
+import { standingOf, type CountedWindow } from './rate-limit-standing.ts';
 import { HeldLeaseHeartbeat } from './held-lease-heartbeat.ts';
 import {
   type AcquireRateLimitRequest,
   type RateLimitDecision,
   type RateLimitLease,
   type RateLimitRefusal,
+  type RateLimitStanding,
   type RateLimiter,
   type RateLimiterOptions,
   type ReleaseRateLimitOptions,
@@ -64,8 +66,8 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#dropExpiredLeases(now);
     this.#dropIdleScopes(now);
 
-    let refusal: RateLimitRefusal | undefined;
-    const refuse = (candidate: RateLimitRefusal): void => {
+    let refusal: Omit<RateLimitRefusal, 'standing'> | undefined;
+    const refuse = (candidate: Omit<RateLimitRefusal, 'standing'>): void => {
       if (refusal === undefined || candidate.retryAfterSeconds > refusal.retryAfterSeconds) {
         refusal = candidate;
       }
@@ -99,7 +101,9 @@ export class MemoryRateLimiter implements RateLimiter {
         }
       }
     }
-    if (refusal !== undefined) return refusal;
+    if (refusal !== undefined) {
+      return { ...refusal, standing: this.#standing(scopes, now) };
+    }
 
     const lease: RateLimitLease = {
       id: `lease-${(this.#leasesIssued += 1)}`,
@@ -119,7 +123,27 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     this.#leases.set(lease.id, { lease, expiresAt: lease.expiresAt });
     this.#heartbeat.hold(lease);
-    return { ok: true, lease };
+    // Read after the charge: the standing counts this request.
+    return { ok: true, lease, standing: this.#standing(lease.scopes, now) };
+  }
+
+  /** The scopes' windows as they count at `now`. */
+  #standing(scopes: AcquireRateLimitRequest['scopes'], now: number): RateLimitStanding {
+    const windowOf = (counts: SecondCounts | undefined): CountedWindow =>
+      counts === undefined
+        ? { total: 0, newestSecond: undefined }
+        : { total: counts.total(now), newestSecond: counts.newest(now) };
+    return standingOf(
+      scopes,
+      scopes.map((scope) => {
+        const state = this.#scopes.get(scope.key);
+        return {
+          requests: windowOf(state?.requests),
+          tokens: windowOf(state?.tokens),
+        };
+      }),
+      now,
+    );
   }
 
   async release(lease: RateLimitLease, options: ReleaseRateLimitOptions): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_RATE_LIMIT_LEASE_TTL_MS,
+  type RateLimitAdmission,
   type RateLimitDecision,
   type RateLimitLease,
   type RateLimitRefusal,
@@ -17,6 +18,11 @@ function admitted(decision: RateLimitDecision): RateLimitLease {
     throw new Error(`expected admission, got a refusal: ${JSON.stringify(decision)}`);
   }
   return decision.lease;
+}
+
+function admission(decision: RateLimitDecision): RateLimitAdmission {
+  admitted(decision);
+  return decision as RateLimitAdmission;
 }
 
 function refused(decision: RateLimitDecision): RateLimitRefusal {
@@ -65,6 +71,55 @@ export function describeRateLimiterContract(
       admitted(await acquire([token], retryAt));
       // Sliding, not a reset: only the oldest request has left, the other two still count.
       expect(refused(await acquire([token], retryAt)).limit).toBe('requests');
+    });
+
+    it('tells where the limits stand after each admission, this request counted', async () => {
+      const token = { key: 'token:a', requestsPerMinute: 3, tokensPerMinute: 1000 };
+      // Each charge leaves the window when its second is 60 s old: 59.75 s from 250 ms into it.
+      expect(admission(await acquire([token], T + 250, 100))).toMatchObject({
+        standing: {
+          requests: { limit: 3, remaining: 2, resetMs: 59_750 },
+          tokens: { limit: 1000, remaining: 900, resetMs: 59_750 },
+        },
+      });
+      const second = admission(await acquire([token], T + 10_900, 200));
+      expect(second.standing).toEqual({
+        requests: { limit: 3, remaining: 1, resetMs: 59_100 },
+        tokens: { limit: 1000, remaining: 700, resetMs: 59_100 },
+      });
+      await limiter.release(second.lease, { actualTokens: 50, now: T + 11_000 });
+      // The correction counts: 100 + 50 + 900 estimated reach the limit, and no less than 0.
+      expect(admission(await acquire([token], T + 12_000, 900)).standing.tokens).toEqual({
+        limit: 1000,
+        remaining: 0,
+        resetMs: 60_000,
+      });
+    });
+
+    it('tells the tighter of the scopes, and nothing for a kind no scope limits', async () => {
+      const token = { key: 'token:a', requestsPerMinute: 10 };
+      const account = { key: 'account:a', requestsPerMinute: 4, tokensPerMinute: 500 };
+      admitted(await acquire([{ key: 'token:b' }, account], T, 0));
+      admitted(await acquire([{ key: 'token:c' }, account], T + 20_000, 0));
+      expect(admission(await acquire([token, account], T + 30_000, 0)).standing).toEqual({
+        // The account has 1 left of 4, the token 9 of 10; the account's window reset follows
+        // its newest charge.
+        requests: { limit: 4, remaining: 1, resetMs: 60_000 },
+        // Nothing counted yet: the whole limit is left and there is nothing to wait for.
+        tokens: { limit: 500, remaining: 500, resetMs: 0 },
+      });
+      expect(admission(await acquire([{ key: 'token:d' }], T)).standing).toEqual({});
+    });
+
+    it('tells where the limits stand on a refusal, which charged nothing', async () => {
+      const token = { key: 'token:a', requestsPerMinute: 2, tokensPerMinute: 1000 };
+      admitted(await acquire([token], T, 300));
+      admitted(await acquire([token], T + 5000, 300));
+      const refusal = refused(await acquire([token], T + 7_500, 300));
+      expect(refusal.standing).toEqual({
+        requests: { limit: 2, remaining: 0, resetMs: 57_500 },
+        tokens: { limit: 1000, remaining: 400, resetMs: 57_500 },
+      });
     });
 
     it('keeps scopes apart and treats an absent limit as unlimited', async () => {

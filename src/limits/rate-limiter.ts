@@ -40,15 +40,46 @@ export interface RateLimitLease {
   readonly expiresAt: number;
 }
 
+/**
+ * Where one per-minute limit stands for a request, as the client is told it
+ * (docs/decisions/0149): the limit, what is left of it in the window, and when the window will
+ * have emptied of everything counted so far.
+ */
+export interface RateLimitAllowance {
+  limit: number;
+  /** The limit less what the window counts, this request's own charge included; never below 0. */
+  remaining: number;
+  /** Milliseconds until the newest counted charge leaves the window; 0 when it counts nothing. */
+  resetMs: number;
+}
+
+/**
+ * The tighter of the scopes' allowances, per kind: the one with the fewest remaining (on a tie,
+ * the later reset). A kind no scope limits is absent.
+ */
+export interface RateLimitStanding {
+  requests?: RateLimitAllowance;
+  tokens?: RateLimitAllowance;
+}
+
 export interface RateLimitRefusal {
   ok: false;
   /** Integer ≥ 1; docs/api.md: the 429 `retry-after` header. */
   retryAfterSeconds: number;
   limit: RateLimitKind;
   scopeKey: string;
+  /** The scopes' state as the refusal found it (nothing was charged). */
+  standing: RateLimitStanding;
 }
 
-export type RateLimitDecision = { ok: true; lease: RateLimitLease } | RateLimitRefusal;
+export interface RateLimitAdmission {
+  ok: true;
+  lease: RateLimitLease;
+  /** The scopes' state just after this request was charged, read in the same step. */
+  standing: RateLimitStanding;
+}
+
+export type RateLimitDecision = RateLimitAdmission | RateLimitRefusal;
 
 export interface ReleaseRateLimitOptions {
   /** The tokens the request really used; replaces the estimate in the window. */

@@ -58,7 +58,7 @@ describe('SecondCounts', () => {
     expect(counts.total(at(61))).toBe(2);
   });
 
-  it('agrees with a plain per-second sum over a long random run', () => {
+  it('agrees with a plain per-second sum, and its newest second, over a long random run', () => {
     // A reference: every charge kept, summed over the seconds the window counts.
     let seed = 42;
     const random = () => {
@@ -83,11 +83,15 @@ describe('SecondCounts', () => {
       }
       counts.add(target, amount, now);
       let expected = 0;
+      let newest: number | undefined;
       for (const [counted, value] of reference) {
-        if (counted >= oldest) expected += value;
-        else reference.delete(counted);
+        if (counted >= oldest) {
+          expected += value;
+          newest = Math.max(newest ?? counted, counted);
+        } else reference.delete(counted);
       }
       expect(counts.total(now)).toBe(expected);
+      expect(counts.newest(now)).toBe(newest);
     }
     expect(reference.size).toBeGreaterThan(0);
   });

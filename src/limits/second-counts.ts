@@ -16,6 +16,11 @@ export class SecondCounts {
   readonly #seconds = new Float64Array(RATE_LIMIT_WINDOW_SECONDS).fill(Number.NEGATIVE_INFINITY);
   readonly #amounts = new Float64Array(RATE_LIMIT_WINDOW_SECONDS);
   #total = 0;
+  /**
+   * The newest second holding an amount, kept as charges arrive so an admission can say when the
+   * window empties without walking it; only looked up again when that second's slot is emptied.
+   */
+  #newest = Number.NEGATIVE_INFINITY;
   /** Every second before this one has left the total. */
   #oldest = Number.NEGATIVE_INFINITY;
 
@@ -41,9 +46,20 @@ export class SecondCounts {
       this.#seconds[slot] = second;
       this.#amounts[slot] = next;
       this.#total += next - held;
+      if (second > this.#newest) this.#newest = second;
     } else {
       this.#empty(slot);
     }
+  }
+
+  /**
+   * The newest second still counted at `now`, or undefined when nothing is. Once the newest has
+   * left the window every older second has too, so an empty total answers without a lookup.
+   */
+  newest(now: number): number | undefined {
+    this.#expire(now);
+    if (this.#total <= 0) return undefined;
+    return this.#newest === Number.NEGATIVE_INFINITY ? undefined : this.#newest;
   }
 
   /** True when `second` is still counted at `now`. */
@@ -84,10 +100,12 @@ export class SecondCounts {
   }
 
   #empty(slot: number): void {
-    if (this.#seconds[slot] === Number.NEGATIVE_INFINITY) return;
+    const second = this.#seconds[slot] as number;
+    if (second === Number.NEGATIVE_INFINITY) return;
     this.#total -= this.#amounts[slot] as number;
     this.#seconds[slot] = Number.NEGATIVE_INFINITY;
     this.#amounts[slot] = 0;
+    if (second === this.#newest) this.#newest = Math.max(...this.#seconds);
   }
 }
 

@@ -8,6 +8,7 @@ import {
   startEvaluationBed,
   type EvaluationBed,
 } from './evaluation-test-bed.ts';
+import { formatCredits } from '../../src/billing/micro-credits.ts';
 
 const credits = 10_000_000;
 const body = {
@@ -56,6 +57,10 @@ describe('POST /v4/ai/evaluation-model: replay, changed requests and the window'
     expect(replay.rawPayload.equals(first.rawPayload)).toBe(true);
     expect(bed.upstream.requests).toHaveLength(1);
     expect(await balanceOf(accountId)).toBe(charged);
+    // The first answer told its charge; the replay, charged nothing, tells none.
+    expect(first.headers['x-switchyard-cost']).toBe(formatCredits(credits - charged));
+    expect(replay.headers['x-switchyard-cost']).toBeUndefined();
+    expect(replay.headers['x-switchyard-balance']).toBeUndefined();
   });
 
   it('answers 409 in shape A to the same key with a changed request', async () => {

@@ -11,6 +11,7 @@ import {
   startEvaluationBed,
   type EvaluationBed,
 } from './evaluation-test-bed.ts';
+import { formatCredits } from '../../src/billing/micro-credits.ts';
 import { byteBound, measurePrompt } from '../../src/generation/measure-prompt.ts';
 
 const credits = 10_000_000;
@@ -95,7 +96,7 @@ describe('POST /v4/ai/evaluation-model: the judge', () => {
   });
 
   it('asks once more when an answer fails the check and sums the usage of both calls', async () => {
-    const { token } = await bed.gateway.createToken({ credits });
+    const { token, accountId } = await bed.gateway.createToken({ credits });
     bed.upstream.enqueue(
       judgeReply({ q0: { value: 'rude' }, q1: { value: 1 }, q2: { value: false } }),
       judgeReply({ q0: { value: 'curt' }, q1: { value: 1 }, q2: { value: false } }),
@@ -106,6 +107,16 @@ describe('POST /v4/ai/evaluation-model: the judge', () => {
     expect(response.json().usage).toEqual({ inputTokens: 200, outputTokens: 40 });
     expect(response.json().providerMetadata.calls).toBe(2);
     expect(bed.upstream.requests).toHaveLength(2);
+    // Both calls' charges together, and the balance after the second, as the ledger has them.
+    const entries = await bed.gateway.store.ledger.listEntries(accountId, 10);
+    const charged = entries
+      .filter((entry) => entry.kind === 'usage')
+      .reduce((sum, entry) => sum - entry.amount, 0);
+    expect(entries.filter((entry) => entry.kind === 'usage')).toHaveLength(2);
+    expect(response.headers['x-switchyard-cost']).toBe(formatCredits(charged));
+    const { available } = await bed.gateway.store.ledger.getBalance(accountId);
+    expect(available).toBe(credits - charged);
+    expect(response.headers['x-switchyard-balance']).toBe(formatCredits(available));
   });
 
   it.each([

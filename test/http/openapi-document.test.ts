@@ -87,6 +87,11 @@ describe('GET /openapi.json: the OpenAPI 3.1 contract', () => {
     expect(request.required).toEqual(['state', 'questions']);
     expect(request.additionalProperties).toBe(false);
     expect(request.properties.questions.maxProperties).toBe(128);
+    // The answer tells its charge and the balance left, beside its body.
+    expect(Object.keys(operation.responses['200'].headers)).toEqual([
+      'x-switchyard-cost',
+      'x-switchyard-balance',
+    ]);
     const response = operation.responses['200'].content['application/json'].schema;
     expect(response.required).toEqual(['answers', 'usage']);
     expect(response.properties.usage.required).toEqual(['inputTokens', 'outputTokens']);
@@ -134,6 +139,25 @@ describe('GET /openapi.json: the OpenAPI 3.1 contract', () => {
       });
       // The headers sit beside the answer's body schema, which stays as it was.
       expect(answer.content['application/json'].schema.type, path).toBe('object');
+      for (const name of ['x-switchyard-cost', 'x-switchyard-balance'])
+        expect(answer.headers[name].description, `${path} ${name}`).toContain(
+          'docs/decisions/0149',
+        );
+      for (const kind of ['requests', 'tokens']) {
+        expect(answer.headers[`x-ratelimit-limit-${kind}`].schema, path).toMatchObject({
+          type: 'integer',
+        });
+        expect(answer.headers[`x-ratelimit-remaining-${kind}`].schema, path).toMatchObject({
+          type: 'integer',
+          minimum: 0,
+        });
+        expect(answer.headers[`x-ratelimit-reset-${kind}`].schema.type, path).toBe('string');
+      }
+      // The limiter's 429 tells the same standing, beside its retry-after.
+      const refused = document.paths[path].post.responses['429'];
+      expect(Object.keys(refused.headers), path).toEqual(
+        expect.arrayContaining(['retry-after', 'x-ratelimit-remaining-requests']),
+      );
     }
   });
 

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 
 import type { Authenticator } from '../../auth/authenticator.ts';
+import { formatCredits } from '../../billing/micro-credits.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { readKeyHeader } from '../../http/read-key-header.ts';
 import { requireToken } from '../../http/require-token.ts';
@@ -17,6 +19,7 @@ import {
 } from './evaluation-schema.ts';
 import type { EvaluationService } from './evaluation-service.ts';
 import type { EvaluationRequest } from './evaluation-types.ts';
+import { chargeAnswerHeaders } from '../../wire/charge-headers-schema.ts';
 
 export interface EvaluationRouteDependencies {
   authenticator: Authenticator;
@@ -88,7 +91,7 @@ export async function evaluationRoutes(
         operationId: 'createEvaluation',
         headers: evaluationHeadersSchema(modelId),
         body: evaluationRequestSchema,
-        response: { 200: evaluationResponseSchema },
+        response: { 200: { ...evaluationResponseSchema, headers: chargeAnswerHeaders } as TSchema },
       },
       // The answer is sent as stored, so a replay is the same bytes.
       serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
@@ -105,6 +108,7 @@ export async function evaluationRoutes(
         },
         body,
       });
+      let charge: { costMicroCredits: number; balance: string | undefined } | undefined;
       const { answer, replayed } = await idempotency.run(
         { accountId: principal.account.id, operation, key: headers.key, fingerprint },
         async () => {
@@ -112,6 +116,9 @@ export async function evaluationRoutes(
             request: body,
             principal,
             requestId: request.id,
+            onCharged: (told) => {
+              charge = told;
+            },
           });
           return {
             status: 200,
@@ -122,6 +129,11 @@ export async function evaluationRoutes(
       );
       reply.headers(answer.headers);
       if (replayed) reply.header('idempotent-replayed', 'true');
+      // Told of this call only, never stored with the answer: a replay is charged nothing.
+      if (charge !== undefined && !replayed) {
+        reply.header('x-switchyard-cost', formatCredits(charge.costMicroCredits));
+        if (charge.balance !== undefined) reply.header('x-switchyard-balance', charge.balance);
+      }
       return reply.code(answer.status).send(answer.body);
     },
   );

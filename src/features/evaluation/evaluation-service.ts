@@ -36,6 +36,12 @@ export interface EvaluationInput {
   request: EvaluationRequest;
   principal: Principal;
   requestId: string;
+  /**
+   * Told, when the evaluation succeeded, what its calls were charged together (micro-credits) and
+   * the account's available balance after the last one (credits, as its answer's header said);
+   * not told when a settlement waits for the store, as the charge is not known then.
+   */
+  onCharged?(charge: { costMicroCredits: number; balance: string | undefined }): void;
 }
 
 /** What the calls of one evaluation used and cost so far. */
@@ -45,6 +51,10 @@ interface Tally {
   cost: number;
   deployments: string[];
   upstreamRequestIds: string[];
+  /** Every call's charge was settled (none waits in the outbox). */
+  chargesKnown: boolean;
+  /** The balance the last call's answer told (x-switchyard-balance). */
+  balance: string | undefined;
 }
 
 /**
@@ -76,6 +86,8 @@ export class EvaluationService {
       cost: 0,
       deployments: [],
       upstreamRequestIds: [],
+      chargesKnown: true,
+      balance: undefined,
     };
     const found = new Map<string, EvaluationAnswer>();
     try {
@@ -87,6 +99,8 @@ export class EvaluationService {
       await this.#refund(input, tally.cost);
       throw error;
     }
+    if (tally.chargesKnown)
+      input.onCharged?.({ costMicroCredits: tally.cost, balance: tally.balance });
     const answers: Record<string, EvaluationAnswer> = {};
     for (const { name } of questions) answers[name] = found.get(name) as EvaluationAnswer;
     return {
@@ -127,6 +141,9 @@ export class EvaluationService {
       });
       if (reply.kind !== 'json') throw new ApiError('internal', 'The judge call was streamed.');
       if (reply.trace !== undefined) count(tally, reply.trace);
+      // The pipeline tells a JSON answer's charge only once the ledger has it.
+      if (reply.headers['x-switchyard-cost'] === undefined) tally.chargesKnown = false;
+      tally.balance = reply.headers['x-switchyard-balance'];
       const reading = readJudgeAnswers(reply.body, batch.questions);
       if (reading.ok) return reading.answers;
       problem = reading.problem;

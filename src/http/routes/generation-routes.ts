@@ -5,6 +5,8 @@ import type { CountTokensService } from '../../generation/count-tokens-service.t
 import type { GenerationService } from '../../generation/generation-service.ts';
 import type { SurfaceCodec } from '../../surfaces/surface-codec.ts';
 import { paymentRequiredResponse } from '../../wire/payment-required-schema.ts';
+import { chargeAnswerHeaders } from '../../wire/charge-headers-schema.ts';
+import { rateLimitAnswerHeaders, rateLimitedResponse } from '../../wire/rate-limited-schema.ts';
 import { errorShapeForUrl } from '../error-shape.ts';
 import type { HttpMetrics } from '../http-metrics.ts';
 import { generationInputFromRequest } from '../generation-input-from-request.ts';
@@ -37,6 +39,8 @@ const generationAnswerHeaders = {
     description:
       "Comma-separated request fields the model's ignoreFields let the gateway drop on this route (docs/decisions/0011).",
   },
+  ...chargeAnswerHeaders,
+  ...rateLimitAnswerHeaders,
 };
 
 export interface GenerationRouteDependencies {
@@ -94,6 +98,7 @@ export async function generationRoutes(
           response: {
             200: { ...response, headers: generationAnswerHeaders } as TSchema,
             ...paymentRequiredResponse(errorShapeForUrl(url)),
+            ...rateLimitedResponse(errorShapeForUrl(url)),
           },
         },
         // Bodies are validated on the way in; answers are relayed as produced, not re-serialised.

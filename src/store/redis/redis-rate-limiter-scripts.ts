@@ -14,9 +14,12 @@
  * KEYS: lease key, then per scope: requests hash, tokens hash, leases sorted set.
  * ARGV: now, lease id, expiresAt, estimatedTokens, window key ttl ms, lease key ttl ms,
  *       then per scope: requestsPerMinute, tokensPerMinute, concurrentRequests (0 = unlimited).
- * Returns {1} when admitted, or {0, kind (1 requests, 2 tokens, 3 concurrency), scope index
- * (0-based), retryAfterSeconds} naming the limit that frees last. A full concurrency limit frees
- * when its earliest lease expires unless renewed (docs/decisions/0020), so that is its retry-after.
+ * Returns {1, counts…} when admitted, or {0, kind (1 requests, 2 tokens, 3 concurrency), scope
+ * index (0-based), retryAfterSeconds, counts…} naming the limit that frees last. A full
+ * concurrency limit frees when its earliest lease expires unless renewed (docs/decisions/0020), so
+ * that is its retry-after. The counts are, per scope, what its requests and tokens windows held
+ * before this request was charged, each as total and newest counted second (-1 for none), read in
+ * the same step so the client's rate-limit headers cost no other call (docs/decisions/0149).
  */
 export const ACQUIRE_RATE_LIMIT_SCRIPT = `
 local now = tonumber(ARGV[1])
@@ -27,17 +30,18 @@ local scopeCount = (#KEYS - 1) / 3
 
 local function counted(key)
   local flat = redis.call('HGETALL', key)
-  local buckets, stale, total = {}, {}, 0
+  local buckets, stale, total, newest = {}, {}, 0, -1
   for index = 1, #flat, 2 do
     local bucket, amount = tonumber(flat[index]), tonumber(flat[index + 1])
     if bucket >= oldest then
       buckets[#buckets + 1] = { bucket, amount }
       total = total + amount
+      if bucket > newest then newest = bucket end
     else
       stale[#stale + 1] = flat[index]
     end
   end
-  return buckets, total, stale
+  return buckets, total, stale, newest
 end
 
 local function secondsUntilBelow(buckets, total, limit)
@@ -60,20 +64,28 @@ local function refuse(kind, scope, retryAfter)
 end
 
 local stale = {}
+local counts = {}
 for scope = 0, scopeCount - 1 do
   local requestsLimit = tonumber(ARGV[7 + scope * 3])
   local tokensLimit = tonumber(ARGV[8 + scope * 3])
   local concurrencyLimit = tonumber(ARGV[9 + scope * 3])
+  local requestsTotal, requestsNewest, tokensTotal, tokensNewest = 0, -1, 0, -1
   if requestsLimit > 0 then
-    local buckets, total, old = counted(KEYS[2 + scope * 3])
+    local buckets, total, old, newest = counted(KEYS[2 + scope * 3])
     stale[2 + scope * 3] = old
+    requestsTotal, requestsNewest = total, newest
     if total >= requestsLimit then refuse(1, scope, secondsUntilBelow(buckets, total, requestsLimit)) end
   end
   if tokensLimit > 0 then
-    local buckets, total, old = counted(KEYS[3 + scope * 3])
+    local buckets, total, old, newest = counted(KEYS[3 + scope * 3])
     stale[3 + scope * 3] = old
+    tokensTotal, tokensNewest = total, newest
     if total >= tokensLimit then refuse(2, scope, secondsUntilBelow(buckets, total, tokensLimit)) end
   end
+  counts[#counts + 1] = requestsTotal
+  counts[#counts + 1] = requestsNewest
+  counts[#counts + 1] = tokensTotal
+  counts[#counts + 1] = tokensNewest
   if concurrencyLimit > 0 then
     local key = KEYS[4 + scope * 3]
     local open = redis.call('ZCOUNT', key, '(' .. ARGV[1], '+inf')
@@ -84,7 +96,10 @@ for scope = 0, scopeCount - 1 do
     end
   end
 end
-if refusal ~= nil then return refusal end
+if refusal ~= nil then
+  for _, count in ipairs(counts) do refusal[#refusal + 1] = count end
+  return refusal
+end
 
 local function charge(key, amount)
   local old = stale[key]
@@ -104,7 +119,9 @@ for scope = 0, scopeCount - 1 do
   end
 end
 redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[6])
-return { 1 }
+local admitted = { 1 }
+for _, count in ipairs(counts) do admitted[#admitted + 1] = count end
+return admitted
 `;
 
 /**

@@ -5,7 +5,8 @@ import {
   assertReleaseRateLimitOptions,
 } from '../../limits/assert-rate-limit-request.ts';
 import { HeldLeaseHeartbeat } from '../../limits/held-lease-heartbeat.ts';
-import { RATE_LIMIT_WINDOW_SECONDS } from '../../limits/rate-limit-window.ts';
+import { chargedWindow, standingOf, type CountedWindow } from '../../limits/rate-limit-standing.ts';
+import { RATE_LIMIT_WINDOW_SECONDS, windowSecondOf } from '../../limits/rate-limit-window.ts';
 import {
   type AcquireRateLimitRequest,
   type RateLimitDecision,
@@ -32,6 +33,24 @@ const renewScript = defineRedisScript(RENEW_RATE_LIMIT_LEASES_SCRIPT);
  */
 const EXPIRY_SLACK_MS = 60_000;
 const WINDOW_KEY_TTL_MS = RATE_LIMIT_WINDOW_SECONDS * 1000 + EXPIRY_SLACK_MS;
+
+/** The acquire script's per-scope counts: requests total and newest second, then tokens'. */
+function readCounts(
+  scopeCount: number,
+  flat: readonly number[],
+): Array<{ requests: CountedWindow; tokens: CountedWindow }> {
+  if (flat.length !== scopeCount * 4) {
+    throw new Error(`Unexpected counts from the acquire script: ${JSON.stringify(flat)}`);
+  }
+  const window = (total: number, newest: number): CountedWindow => ({
+    total,
+    newestSecond: newest < 0 ? undefined : newest,
+  });
+  return Array.from({ length: scopeCount }, (_, scope) => ({
+    requests: window(flat[scope * 4] as number, flat[scope * 4 + 1] as number),
+    tokens: window(flat[scope * 4 + 2] as number, flat[scope * 4 + 3] as number),
+  }));
+}
 
 const REFUSAL_KINDS: Record<number, RateLimitKind> = {
   1: 'requests',
@@ -100,7 +119,14 @@ export class RedisRateLimiter implements RateLimiter {
     if (!Array.isArray(reply)) throw new Error('Unexpected reply from the acquire script.');
     if (reply[0] === 1) {
       this.#heartbeat.hold(lease);
-      return { ok: true, lease };
+      const counted = readCounts(lease.scopes.length, reply.slice(1) as number[]);
+      // The script read the windows before charging them; the standing counts this request.
+      const second = windowSecondOf(now);
+      const charged = counted.map((windows) => ({
+        requests: chargedWindow(windows.requests, 1, second),
+        tokens: chargedWindow(windows.tokens, estimatedTokens, second),
+      }));
+      return { ok: true, lease, standing: standingOf(lease.scopes, charged, now) };
     }
     const [, kind, scopeIndex, retryAfterSeconds] = reply as number[];
     const limit = REFUSAL_KINDS[kind ?? 0];
@@ -108,7 +134,14 @@ export class RedisRateLimiter implements RateLimiter {
     if (limit === undefined || scope === undefined || retryAfterSeconds === undefined) {
       throw new Error(`Unexpected refusal from the acquire script: ${JSON.stringify(reply)}`);
     }
-    return { ok: false, retryAfterSeconds, limit, scopeKey: scope.key };
+    const counted = readCounts(lease.scopes.length, reply.slice(4) as number[]);
+    return {
+      ok: false,
+      retryAfterSeconds,
+      limit,
+      scopeKey: scope.key,
+      standing: standingOf(lease.scopes, counted, now),
+    };
   }
 
   async release(lease: RateLimitLease, options: ReleaseRateLimitOptions): Promise<boolean> {
