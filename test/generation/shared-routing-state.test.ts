@@ -18,6 +18,7 @@ import {
   probePostgres,
   uniqueSchema,
 } from '../support/isolated-test-stores.ts';
+import { probeTestRedis, testRedisUrl } from '../support/connect-test-redis.ts';
 import { spawnGatewayChildren, type GatewayChildren } from '../support/spawn-gateway-children.ts';
 import { testModel } from '../support/test-gateway.ts';
 
@@ -27,30 +28,10 @@ import { testModel } from '../support/test-gateway.ts';
  * the other two leave that key out within a second, without trying it first themselves.
  */
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KEY_A = 'sk-shared-route-a';
 const KEY_B = 'sk-shared-route-b';
 
-async function probeRedis(): Promise<string | undefined> {
-  const client = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 2_000,
-    maxRetriesPerRequest: 1,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.ping();
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  } finally {
-    client.disconnect();
-  }
-}
-
-const problem = (await probePostgres()) ?? (await probeRedis());
+const problem = (await probePostgres()) ?? (await probeTestRedis());
 const ciRequiresStores = (process.env.CI ?? 'false') !== 'false' && process.env.CI !== '';
 if (problem !== undefined && !ciRequiresStores) {
   console.warn(`*** routing state shared across processes SKIPPED: ${problem}`);
@@ -89,7 +70,7 @@ describe.runIf(problem === undefined || ciRequiresStores)(
           store: {
             backend: 'postgres',
             postgresUrl: schemaUrl,
-            redisUrl: REDIS_URL,
+            redisUrl: testRedisUrl,
             redisKeyPrefix: keyPrefix,
           },
         })),
@@ -103,7 +84,7 @@ describe.runIf(problem === undefined || ciRequiresStores)(
       await dropSchema(schema);
       await upstream?.close();
       await rm(folder, { recursive: true, force: true });
-      const redis = new Redis(REDIS_URL);
+      const redis = new Redis(testRedisUrl);
       const keys = await redis.keys(`${keyPrefix}:*`);
       if (keys.length > 0) await redis.unlink(...keys);
       await redis.quit();

@@ -1,42 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectTestRedis } from '../../../test/support/connect-test-redis.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeRateLimiterContract } from '../../limits/rate-limiter.contract.ts';
 import type { RateLimitDecision, RateLimiter, RateLimitScope } from '../../limits/rate-limiter.ts';
 import { RedisRateLimiter } from './redis-rate-limiter.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const T = 1_700_000_000_000;
 
-async function connectToRedis(): Promise<Redis | undefined> {
-  const client = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 2000,
-    maxRetriesPerRequest: 1,
-    retryStrategy: () => null,
-  });
-  // Failed commands reject their own promises; the event only carries the socket's cause.
-  let socketError: unknown;
-  client.on('error', (error: unknown) => {
-    socketError = error;
-  });
-  try {
-    await client.connect();
-    await client.ping();
-    return client;
-  } catch (error) {
-    client.disconnect();
-    const cause = socketError ?? error;
-    if (process.env.CI) throw new Error(`Redis at ${REDIS_URL} does not answer`, { cause });
-    console.warn(
-      `\n!!! SKIPPING the RedisRateLimiter tests: Redis at ${REDIS_URL} does not answer ` +
-        `(${String(cause)}). They fail instead when CI is set.\n`,
-    );
-    return undefined;
-  }
-}
-
-const client = await connectToRedis();
+const client = await connectTestRedis('RedisRateLimiter');
 const runPrefix = `switchyard-test:rate-limiter:${randomUUID()}`;
 let prefixCount = 0;
 

@@ -1,38 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { describeRoutingStateContract } from '../../routing/routing-state.contract.ts';
 import { readiness } from '../../routing/target-health.ts';
+import { connectTestRedis, testRedisUrl } from '../../../test/support/connect-test-redis.ts';
 import { newRedisClient } from './connect-redis.ts';
 import { RedisRoutingState, type RedisRoutingStateOptions } from './redis-routing-state.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function connectToRedis(): Promise<Redis | undefined> {
-  const client = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 2000,
-    maxRetriesPerRequest: 1,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.ping();
-    return client;
-  } catch (error) {
-    client.disconnect();
-    if (process.env.CI) throw new Error(`Redis at ${REDIS_URL} does not answer`, { cause: error });
-    console.warn(
-      `\n!!! SKIPPING the RedisRoutingState tests: Redis at ${REDIS_URL} does not answer. ` +
-        'They fail instead when CI is set.\n',
-    );
-    return undefined;
-  }
-}
-
-const admin = await connectToRedis();
+const admin = await connectTestRedis('RedisRoutingState');
 const runPrefix = `switchyard-test:routing:${randomUUID()}`;
 let prefixCount = 0;
 
@@ -60,7 +36,7 @@ function openState(
   prefix: string,
   options: Partial<RedisRoutingStateOptions> & { url?: string } = {},
 ): RedisRoutingState {
-  const url = options.url ?? REDIS_URL;
+  const url = options.url ?? testRedisUrl;
   return new RedisRoutingState(
     newRedisClient(url, { enableOfflineQueue: false }),
     newRedisClient(url, { maxRetriesPerRequest: null, retryStrategy: () => 50 }),
@@ -79,7 +55,7 @@ async function startRelay(): Promise<{
   stall(): void;
   close(): Promise<void>;
 }> {
-  const target = new URL(REDIS_URL);
+  const target = new URL(testRedisUrl);
   const sockets = new Set<Socket>();
   let state: 'open' | 'cut' | 'stalled' = 'open';
   const server: Server = createServer((client) => {
