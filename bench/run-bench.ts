@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick] [--rounds=N] [--duration=S] [--no-peer] [--soak=S] [--cpu-prof]
  * [--warmup-pass=S] [--only=scenario,…] [--gateway-node-args="--flag=1 --other"]
  * [--load=wrk|autocannon] [--upstream-writes=one|per-event] [--first-text-requests=N]
- * [--image-jobs=N]`
+ * [--image-jobs=N] [--otlp]`
+ * `--otlp` exports the gateway's traces and metrics to a sink that accepts them (tracing on).
  * `--only=transcription-uploads` runs the 20 × 25 MiB upload scenario alone (not part of --quick).
  * Mock upstream, bare forwarder (floor), Switchyard and the peer gateways as child processes on
  * 127.0.0.1; wrk load (autocannon where wrk is missing); CPU per request, latency, RSS; medians
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { sampleRss, stopAll } from './lib/bench-process.ts';
 import { generateLoad, measureLoad, preflight } from './lib/bench-load.ts';
 import type { LoadGenerator, LoadMeasure } from './lib/bench-load.ts';
+import { startOtlpSink } from './lib/otlp-sink.ts';
 import { ensureWrk } from './lib/run-wrk.ts';
 import { measureFirstText } from './lib/measure-first-text.ts';
 import { measureImageJobs, type ImageJobsResult } from './lib/measure-image-jobs.ts';
@@ -84,6 +86,7 @@ const settings = {
   only: option('only')?.split(','),
   imageJobs: Number(option('image-jobs') ?? 200),
   // Replaces the flags of `npm start` for the gateway, to try others (space-separated).
+  otlp: flag('otlp'),
   gatewayNodeArgs: option('gateway-node-args')
     ?.split(' ')
     .filter((arg) => arg !== ''),
@@ -141,8 +144,11 @@ async function main(): Promise<number> {
       : `load from autocannon${wrkFound ? ' (asked)' : ' (wrk not found; install the Debian package wrk)'}: it shares the cores with the targets and inflates every per-request cost`,
   );
   let targets: BenchTargets | undefined;
+  const sink = settings.otlp ? await startOtlpSink() : undefined;
+  if (sink !== undefined) notes.push(`tracing on: OTLP exports to a sink at ${sink.url}`);
   try {
     targets = await startTargets(root, {
+      ...(sink !== undefined ? { gatewayEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } } : {}),
       withPeer: settings.withPeer,
       upstreamWrites: settings.upstreamWrites,
       ...(profileDir ? { cpuProfileDir: profileDir } : {}),
@@ -305,6 +311,10 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     await stopAll();
+    if (sink !== undefined) {
+      log(`bench: the OTLP sink took ${sink.exports()} exports`);
+      await sink.close();
+    }
     if (targets) removeDataDir(targets);
     if (profileDir) log(`bench: gateway CPU profile in ${profileDir}`);
   }

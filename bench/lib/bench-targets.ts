@@ -215,6 +215,7 @@ async function startGateway(
   slowMock: BenchProcess,
   cpuProfileDir?: string,
   nodeArgsInstead?: string[],
+  extraEnv: Record<string, string> = {},
 ) {
   const startScript = startScriptCommand(root);
   const nodeArgs = nodeArgsInstead ?? startScript.nodeArgs;
@@ -231,6 +232,7 @@ async function startGateway(
     BENCH_UPSTREAM_KEY: 'sk-bench-upstream',
     BENCH_UPSTREAM_KEY_2: 'sk-bench-upstream-2',
     BENCH_UPSTREAM_KEY_3: 'sk-bench-upstream-3',
+    ...extraEnv,
   };
   const { stdout } = await run(
     process.execPath,
@@ -333,6 +335,8 @@ export async function startTargets(
     upstreamWrites: 'one' | 'per-event';
     cpuProfileDir?: string;
     gatewayNodeArgs?: string[];
+    /** Further variables for the gateway (`--otlp` points its traces at a sink). */
+    gatewayEnv?: Record<string, string>;
   },
 ): Promise<BenchTargets> {
   const mock = await startMock(root, 'mock', { MOCK_WRITES: options.upstreamWrites });
@@ -349,6 +353,7 @@ export async function startTargets(
     slowMock,
     options.cpuProfileDir,
     options.gatewayNodeArgs,
+    options.gatewayEnv,
   );
   const peer = options.withPeer ? await startPeer(root) : 'peers skipped (--no-peer)';
   const ccr = options.withPeer ? await startCcr(root, mock) : undefined;
