@@ -60,8 +60,9 @@ function countGcPauses(targets: BenchTargets): GcPauses {
   return gc;
 }
 
-async function startBuild(name: string, root: string): Promise<Build> {
+async function startBuild(name: string, root: string, scenarioId: string): Promise<Build> {
   const targets = await startTargets(root, {
+    routedModel: scenarioId === 'chat-json-routed',
     withPeer: false,
     upstreamWrites: 'one',
     gatewayNodeArgs: [...startScriptCommand(root).nodeArgs, '--trace-gc'],
@@ -91,8 +92,8 @@ async function main(): Promise<void> {
   const connections = Number(option('connections') ?? 8);
 
   const builds = [
-    await startBuild('base', resolve(base)),
-    await startBuild('this', resolve(import.meta.dirname, '..')),
+    await startBuild('base', resolve(base), scenarioId),
+    await startBuild('this', resolve(import.meta.dirname, '..'), scenarioId),
   ];
   try {
     const slice = async (build: Build, record: boolean) => {

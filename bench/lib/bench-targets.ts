@@ -91,7 +91,7 @@ async function startFloor(root: string, name: string, upstream: BenchProcess) {
   });
 }
 
-function gatewayConfig(mockPort: number, slowMockPort: number) {
+function gatewayConfig(mockPort: number, slowMockPort: number, routed: boolean) {
   const model = (id: string, provider: string, upstreamModel: string) => ({
     id,
     deployments: [{ provider, upstreamModel }],
@@ -117,10 +117,14 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
     providers: {
       'mock-chat': provider('openai-chat', mockPort),
       // Three keys of one account: with three deployments, the routed model's nine targets.
-      'mock-chat-keys': {
-        ...provider('openai-chat', mockPort),
-        apiKeyEnv: ['BENCH_UPSTREAM_KEY', 'BENCH_UPSTREAM_KEY_2', 'BENCH_UPSTREAM_KEY_3'],
-      },
+      ...(routed
+        ? {
+            'mock-chat-keys': {
+              ...provider('openai-chat', mockPort),
+              apiKeyEnv: ['BENCH_UPSTREAM_KEY', 'BENCH_UPSTREAM_KEY_2', 'BENCH_UPSTREAM_KEY_3'],
+            },
+          }
+        : {}),
       'mock-anthropic': provider('anthropic', mockPort),
       'slow-chat': provider('openai-chat', slowMockPort),
       'slow-anthropic': provider('anthropic', slowMockPort),
@@ -129,13 +133,16 @@ function gatewayConfig(mockPort: number, slowMockPort: number) {
     },
     models: [
       model('bench-chat', 'mock-chat', 'gpt-4.1-mini'),
-      {
-        ...model(ROUTED_CHAT_MODEL, 'mock-chat-keys', 'gpt-4.1-mini'),
-        deployments: ['gpt-4.1-mini', 'gpt-4.1-mini-2', 'gpt-4.1-mini-3'].map((upstreamModel) => ({
-          provider: 'mock-chat-keys',
-          upstreamModel,
-        })),
-      },
+      ...(routed
+        ? [
+            {
+              ...model(ROUTED_CHAT_MODEL, 'mock-chat-keys', 'gpt-4.1-mini'),
+              deployments: ['gpt-4.1-mini', 'gpt-4.1-mini-2', 'gpt-4.1-mini-3'].map(
+                (upstreamModel) => ({ provider: 'mock-chat-keys', upstreamModel }),
+              ),
+            },
+          ]
+        : []),
       model('bench-claude', 'mock-anthropic', 'claude-sonnet-4-5'),
       model(SLOW_MODEL_BY_DIALECT['openai-chat'], 'slow-chat', 'gpt-4.1-mini'),
       model(SLOW_MODEL_BY_DIALECT.anthropic, 'slow-anthropic', 'claude-sonnet-4-5'),
@@ -216,12 +223,16 @@ async function startGateway(
   cpuProfileDir?: string,
   nodeArgsInstead?: string[],
   extraEnv: Record<string, string> = {},
+  routed = true,
 ) {
   const startScript = startScriptCommand(root);
   const nodeArgs = nodeArgsInstead ?? startScript.nodeArgs;
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const configPath = join(dataDir, 'bench.config.json');
-  writeFileSync(configPath, JSON.stringify(gatewayConfig(mock.port, slowMock.port), null, 2));
+  writeFileSync(
+    configPath,
+    JSON.stringify(gatewayConfig(mock.port, slowMock.port, routed), null, 2),
+  );
   const port = await freePort();
   const env = {
     ...startScript.env,
@@ -337,6 +348,11 @@ export async function startTargets(
     gatewayNodeArgs?: string[];
     /** Further variables for the gateway (`--otlp` points its traces at a sink). */
     gatewayEnv?: Record<string, string>;
+    /**
+     * Configure the model on 3 deployments × 3 keys (default). A build from before several keys
+     * per provider cannot read it: `bench:compare` leaves it out unless it compares that model.
+     */
+    routedModel?: boolean;
   },
 ): Promise<BenchTargets> {
   const mock = await startMock(root, 'mock', { MOCK_WRITES: options.upstreamWrites });
@@ -354,6 +370,7 @@ export async function startTargets(
     options.cpuProfileDir,
     options.gatewayNodeArgs,
     options.gatewayEnv,
+    options.routedModel ?? true,
   );
   const peer = options.withPeer ? await startPeer(root) : 'peers skipped (--no-peer)';
   const ccr = options.withPeer ? await startCcr(root, mock) : undefined;

@@ -73,6 +73,13 @@ export interface CreditLedger {
   ): Promise<EntryRefusal | undefined>;
   getBalance(accountId: string): Promise<Balance>;
   /**
+   * The available balance as this process can tell it without a write or a round trip (the
+   * embedded store: the row as its last commit left it, less queued charges and open holds), for
+   * the balance an answer tells (docs/decisions/0149). Undefined when the store cannot tell it
+   * that cheaply; the caller then reads `getBalance`.
+   */
+  peekAvailable?(accountId: string): number | undefined;
+  /**
    * Reserves `hold.amount` if the available balance covers it, atomically. Returns false and
    * reserves nothing when it does not.
    */

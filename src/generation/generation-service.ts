@@ -9,6 +9,7 @@ import type { CallOrigins } from '../canonical/call-origins.ts';
 import type { GenerationCall, TranslationIssue } from '../canonical/generation-call.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { ApiError } from '../canonical/generation-error.ts';
+import type { CreditLedger } from '../billing/credit-ledger.ts';
 import { formatCredits } from '../billing/micro-credits.ts';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.ts';
 import type {
@@ -252,6 +253,12 @@ function readUpstreamRequestId(headers: UpstreamResponse['headers']): string | u
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** The available balance an answer tells: without I/O where the store can, else read. */
+async function availableBalance(ledger: CreditLedger, accountId: string): Promise<number> {
+  const peeked = ledger.peekAvailable?.(accountId);
+  return peeked ?? (await ledger.getBalance(accountId)).available;
+}
+
 /** A header sent once; a repeated one (which W3C trace context calls invalid) counts as absent. */
 function singleHeader(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -433,13 +440,11 @@ export class GenerationService {
     // A stream's headers leave before its cost is known: it is told the balance it started
     // with, read beside the upstream call so the stream waits for nothing.
     const balanceAtStart = stream
-      ? ledger
-          .getBalance(principal.account.id)
+      ? availableBalance(ledger, principal.account.id).then(
           // Handled at once: a call that fails before its answer never awaits it.
-          .then(
-            (balance) => balance.available + session.holdAmount,
-            () => undefined,
-          )
+          (available) => available + session.holdAmount,
+          () => undefined,
+        )
       : undefined;
     if (session.outputLimit < first.outputLimit) {
       // docs/decisions/0100: the balance affords a shorter answer; the upstream is sent that
@@ -556,11 +561,10 @@ export class GenerationService {
         // Only a settlement the ledger took has a charge and a balance to tell.
         headers['x-switchyard-cost'] = formatCredits(settled.charged);
         const balance = await settleWithin(
-          ledger.getBalance(principal.account.id),
+          availableBalance(ledger, principal.account.id),
           balanceReadBoundMs,
         );
-        if (balance !== undefined)
-          headers['x-switchyard-balance'] = formatCredits(balance.available);
+        if (balance !== undefined) headers['x-switchyard-balance'] = formatCredits(balance);
       }
       firstByteAt = this.#dependencies.now();
       return {

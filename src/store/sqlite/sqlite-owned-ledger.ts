@@ -54,6 +54,15 @@ export class SqliteOwnedLedger implements CreditLedger {
     return { balance, held, available: balance - held };
   }
 
+  /**
+   * No flush: getBalance writes the queued charges first (a transaction per call when asked per
+   * request); here they are subtracted as queued, as a hold sees them.
+   */
+  peekAvailable(accountId: string): number | undefined {
+    const available = this.#writes.available(accountId);
+    return available === undefined ? undefined : this.#coverable(accountId, available);
+  }
+
   async placeHold(hold: Hold): Promise<boolean> {
     assertMicroCredits(hold.amount, 'hold amount', { allowNegative: false });
     const covers = (available: number | undefined) =>
