@@ -1,6 +1,7 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 
 import type { CallObserver, ObservedAttempt, ObservedCall } from './call-observer.ts';
+import { TalliedCounter, TalliedHistogram } from './tallied-metrics.ts';
 
 /**
  * OpenTelemetry's well-known `gen_ai.provider.name` of each wire dialect: dashboards built on the
@@ -60,88 +61,87 @@ function errorType(call: ObservedCall, last: ObservedAttempt): string | undefine
  * made no GenAI operation: it shows in the HTTP metrics only.
  */
 export function createPrometheusCallObserver(registry: Registry): CallObserver {
-  const tokenUsage = new Histogram({
+  const tokenUsage = new TalliedHistogram(registry, {
     name: 'gen_ai_client_token_usage',
     help: 'Tokens used by a GenAI operation, by type (input or output).',
     labelNames: [...genAiLabels, 'gen_ai_token_type'],
     buckets: tokenBuckets,
-    registers: [registry],
   });
-  const operationDuration = new Histogram({
+  const operationDuration = new TalliedHistogram(registry, {
     name: 'gen_ai_client_operation_duration_seconds',
     help: 'A GenAI operation from the request reaching the pipeline to the end of its answer.',
     labelNames: [...genAiLabels, 'error_type'],
     buckets: durationBuckets,
-    registers: [registry],
   });
-  const timeToFirstToken = new Histogram({
+  const timeToFirstToken = new TalliedHistogram(registry, {
     name: 'gen_ai_server_time_to_first_token_seconds',
     help: "A streamed answer's time to its first byte leaving for the client.",
     labelNames: genAiLabels,
     buckets: firstTokenBuckets,
-    registers: [registry],
   });
-  const cost = new Counter({
+  const cost = new TalliedCounter(registry, {
     name: 'switchyard_cost_microcredits_total',
     help: 'Micro-credits the finished generations are priced at, by the model that answered.',
     labelNames: ['model'],
-    registers: [registry],
   });
-  const tokens = new Counter({
+  const tokens = new TalliedCounter(registry, {
     name: 'switchyard_generation_tokens_total',
     help: 'Tokens of the finished generations, by the model that answered and token type.',
     labelNames: ['model', 'type'],
-    registers: [registry],
   });
-  const attempts = new Counter({
+  const attempts = new TalliedCounter(registry, {
     name: 'switchyard_upstream_attempts_total',
     help: 'Upstream calls by target and how they ended (ok or the failure class).',
     labelNames: ['provider', 'deployment', 'key', 'outcome'],
-    registers: [registry],
   });
 
   return {
     observe(call) {
       for (const attempt of call.attempts) {
-        attempts.inc({
-          provider: attempt.provider,
-          deployment: attempt.deployment,
-          key: attempt.keyId,
-          outcome: attemptOutcome(attempt),
-        });
+        attempts.inc([
+          attempt.provider,
+          attempt.deployment,
+          attempt.keyId,
+          attemptOutcome(attempt),
+        ]);
       }
       const model = call.model;
       const usage = call.usage;
       if (usage !== undefined) {
         const input = usage.inputTokens;
-        tokens.inc({ model, type: 'input_no_cache' }, input.noCache);
-        tokens.inc({ model, type: 'cache_read' }, input.cacheRead);
-        tokens.inc({ model, type: 'cache_write_5m' }, input.cacheWrite5m);
-        tokens.inc({ model, type: 'cache_write_1h' }, input.cacheWrite1h);
-        tokens.inc({ model, type: 'output' }, usage.outputTokens.total);
-        tokens.inc({ model, type: 'reasoning' }, usage.outputTokens.reasoning);
+        tokens.inc([model, 'input_no_cache'], input.noCache);
+        tokens.inc([model, 'cache_read'], input.cacheRead);
+        tokens.inc([model, 'cache_write_5m'], input.cacheWrite5m);
+        tokens.inc([model, 'cache_write_1h'], input.cacheWrite1h);
+        tokens.inc([model, 'output'], usage.outputTokens.total);
+        tokens.inc([model, 'reasoning'], usage.outputTokens.reasoning);
       }
-      if (call.costMicroCredits > 0) cost.inc({ model }, call.costMicroCredits);
+      if (call.costMicroCredits > 0) cost.inc([model], call.costMicroCredits);
 
       const last = call.attempts.at(-1);
       if (last === undefined) return;
-      const labels: Record<GenAiLabel, string> = {
-        gen_ai_operation_name: 'chat',
-        gen_ai_provider_name: providerNames[last.providerKind] ?? '_OTHER',
-        gen_ai_request_model: call.requestedModel,
-        gen_ai_response_model: model,
-      };
+      // In the order of genAiLabels.
+      const provider = providerNames[last.providerKind] ?? '_OTHER';
       const error = errorType(call, last);
       operationDuration.observe(
-        error === undefined ? labels : { ...labels, error_type: error },
+        ['chat', provider, call.requestedModel, model, error],
         Math.max(0, call.endedAt - call.startedAt) / 1000,
       );
       if (usage !== undefined) {
-        tokenUsage.observe({ ...labels, gen_ai_token_type: 'input' }, usage.inputTokens.total);
-        tokenUsage.observe({ ...labels, gen_ai_token_type: 'output' }, usage.outputTokens.total);
+        tokenUsage.observe(
+          ['chat', provider, call.requestedModel, model, 'input'],
+          usage.inputTokens.total,
+        );
+        tokenUsage.observe(
+          ['chat', provider, call.requestedModel, model, 'output'],
+          usage.outputTokens.total,
+        );
       }
       if (call.stream && call.firstByteAt !== undefined && error === undefined)
-        timeToFirstToken.observe(labels, Math.max(0, call.firstByteAt - call.startedAt) / 1000);
+        timeToFirstToken.observe(
+          ['chat', provider, call.requestedModel, model],
+          Math.max(0, call.firstByteAt - call.startedAt) / 1000,
+        );
     },
   };
 }
