@@ -9,7 +9,6 @@ import type { CallOrigins } from '../canonical/call-origins.ts';
 import type { GenerationCall, TranslationIssue } from '../canonical/generation-call.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { ApiError } from '../canonical/generation-error.ts';
-import type { CreditLedger } from '../billing/credit-ledger.ts';
 import { formatCredits } from '../billing/micro-credits.ts';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.ts';
 import type {
@@ -253,12 +252,6 @@ function readUpstreamRequestId(headers: UpstreamResponse['headers']): string | u
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** The available balance an answer tells: without I/O where the store can, else read. */
-async function availableBalance(ledger: CreditLedger, accountId: string): Promise<number> {
-  const peeked = ledger.peekAvailable?.(accountId);
-  return peeked ?? (await ledger.getBalance(accountId)).available;
-}
-
 /** A header sent once; a repeated one (which W3C trace context calls invalid) counts as absent. */
 function singleHeader(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -439,13 +432,16 @@ export class GenerationService {
     const { ledger } = this.#dependencies.billing;
     // A stream's headers leave before its cost is known: it is told the balance it started
     // with, read beside the upstream call so the stream waits for nothing.
-    const balanceAtStart = stream
-      ? availableBalance(ledger, principal.account.id).then(
-          // Handled at once: a call that fails before its answer never awaits it.
-          (available) => available + session.holdAmount,
-          () => undefined,
-        )
-      : undefined;
+    // The embedded store tells it at once; another is read beside the upstream call.
+    const peekedAtStart = stream ? ledger.peekAvailable?.(principal.account.id) : undefined;
+    const balanceAtStart =
+      stream && peekedAtStart === undefined
+        ? ledger.getBalance(principal.account.id).then(
+            // Handled at once: a call that fails before its answer never awaits it.
+            (balance) => balance.available + session.holdAmount,
+            () => undefined,
+          )
+        : undefined;
     if (session.outputLimit < first.outputLimit) {
       // docs/decisions/0100: the balance affords a shorter answer; the upstream is sent that
       // limit (its stop reason says when it is reached) and the client is told.
@@ -560,10 +556,12 @@ export class GenerationService {
       if (settled !== undefined) {
         // Only a settlement the ledger took has a charge and a balance to tell.
         headers['x-switchyard-cost'] = formatCredits(settled.charged);
-        const balance = await settleWithin(
-          availableBalance(ledger, principal.account.id),
-          balanceReadBoundMs,
-        );
+        const balance =
+          ledger.peekAvailable?.(principal.account.id) ??
+          (await settleWithin(
+            ledger.getBalance(principal.account.id).then((read) => read.available),
+            balanceReadBoundMs,
+          ));
         if (balance !== undefined) headers['x-switchyard-balance'] = formatCredits(balance);
       }
       firstByteAt = this.#dependencies.now();
@@ -576,9 +574,11 @@ export class GenerationService {
     }
     // A store slow to answer loses the header, never delays the stream.
     const startingBalance =
-      balanceAtStart === undefined
-        ? undefined
-        : await settleWithin(balanceAtStart, balanceReadBoundMs);
+      peekedAtStart !== undefined
+        ? peekedAtStart + session.holdAmount
+        : balanceAtStart === undefined
+          ? undefined
+          : await settleWithin(balanceAtStart, balanceReadBoundMs);
     if (startingBalance !== undefined)
       headers['x-switchyard-balance'] = formatCredits(startingBalance);
     headers['content-type'] = 'text/event-stream; charset=utf-8';
