@@ -5,3 +5,16 @@
 export function genAiProviderName(providerKind: string): string {
   return providerKind === 'anthropic' ? 'anthropic' : 'openai';
 }
+
+/** The bucket boundaries the GenAI semantic conventions recommend for each instrument. */
+export const genAiBuckets = {
+  tokens: [
+    1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+  ],
+  durationSeconds: [
+    0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+  ],
+  firstTokenSeconds: [
+    0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+  ],
+};

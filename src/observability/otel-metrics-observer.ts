@@ -1,18 +1,11 @@
 import type { Attributes, Meter } from '@opentelemetry/api';
 import { callErrorType } from './call-error-type.ts';
 import type { CallObserver, ObservedCall } from './call-observer.ts';
-import { genAiProviderName } from './gen-ai-provider-name.ts';
+import { genAiBuckets, genAiProviderName } from './gen-ai-provider-name.ts';
 
-/** The bucket boundaries the GenAI semantic conventions recommend for each instrument. */
-const tokenBuckets = [
-  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
-];
-const durationBuckets = [
-  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
-];
-const firstTokenBuckets = [
-  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
-];
+const tokenBuckets = genAiBuckets.tokens;
+const durationBuckets = genAiBuckets.durationSeconds;
+const firstTokenBuckets = genAiBuckets.firstTokenSeconds;
 
 /**
  * The GenAI client metrics of finished calls, exported over OTLP: token usage, operation duration

@@ -1,28 +1,12 @@
 import type { Registry } from 'prom-client';
 
 import type { CallObserver, ObservedAttempt, ObservedCall } from './call-observer.ts';
+import { genAiBuckets, genAiProviderName } from './gen-ai-provider-name.ts';
 import { TalliedCounter, TalliedHistogram } from './tallied-metrics.ts';
 
-/**
- * OpenTelemetry's well-known `gen_ai.provider.name` of each wire dialect: dashboards built on the
- * GenAI semantic conventions group by these, not by the configuration's provider ids.
- */
-const providerNames: Record<string, string> = {
-  anthropic: 'anthropic',
-  'openai-chat': 'openai',
-  'openai-responses': 'openai',
-};
-
-/** The GenAI semantic conventions' recommended boundaries for each histogram. */
-const tokenBuckets = [
-  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
-];
-const durationBuckets = [
-  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
-];
-const firstTokenBuckets = [
-  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
-];
+const tokenBuckets = genAiBuckets.tokens;
+const durationBuckets = genAiBuckets.durationSeconds;
+const firstTokenBuckets = genAiBuckets.firstTokenSeconds;
 
 type GenAiLabel =
   | 'gen_ai_operation_name'
@@ -121,7 +105,7 @@ export function createPrometheusCallObserver(registry: Registry): CallObserver {
       const last = call.attempts.at(-1);
       if (last === undefined) return;
       // In the order of genAiLabels.
-      const provider = providerNames[last.providerKind] ?? '_OTHER';
+      const provider = genAiProviderName(last.providerKind);
       const error = errorType(call, last);
       operationDuration.observe(
         ['chat', provider, call.requestedModel, model, error],
