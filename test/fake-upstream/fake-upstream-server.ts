@@ -12,6 +12,7 @@ import { defaultFakeReply } from './default-fake-reply.ts';
 import type { FakeDialectRenderer, RenderContext } from './fake-dialect-renderer.ts';
 import { createFakeIdSource } from './fake-ids.ts';
 import type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
+import type { FakeWire, FakeWireRoute } from './fake-wire.ts';
 import { createFakePromptCache } from './fake-prompt-cache.ts';
 import type {
   FakeErrorReply,
@@ -31,6 +32,7 @@ import { writeJsonReply, writeSseReply } from './write-fake-reply.ts';
 export type * from './fake-reply.ts';
 export type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
 export type { FakeRateLimits } from './render-rate-limit-headers.ts';
+export type { FakeWire } from './fake-wire.ts';
 
 export interface FakeUpstreamOptions {
   /** Answer 401 unless the request carries this key (see `carriesKey`). */
@@ -41,6 +43,8 @@ export interface FakeUpstreamOptions {
   promptCache?: boolean;
   /** Milliseconds since the epoch, for cache lifetimes and reset times; `Date.now` by default. */
   now?: () => number;
+  /** Cloud wire formats (e.g. `createFakeVertex().wire`), asked before the dialects' own routes. */
+  wires?: FakeWire[];
 }
 
 export interface FakeUpstream {
@@ -147,12 +151,20 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const recorded = recordRequest(request, await readBody(request));
     requests.push(recorded);
+    if (options.wires?.some((wire) => wire.answerOwnRoute?.(recorded, response) === true)) return;
+    let wireRoute: FakeWireRoute | undefined;
+    for (const wire of options.wires ?? []) wireRoute ??= wire.route(recorded);
+    if (wireRoute !== undefined) {
+      recorded.dialect = wireRoute.renderer.dialect;
+      recorded.key = wireRoute.key;
+    }
     let cutByFake = false;
     response.on('close', () => {
       if (!response.writableFinished && !cutByFake) recorded.clientAborted = true;
     });
 
-    const renderer = generationRoutes[recorded.path] ?? tokenCountRoutes[recorded.path];
+    const renderer =
+      wireRoute?.renderer ?? generationRoutes[recorded.path] ?? tokenCountRoutes[recorded.path];
     const anthropicStyle = isAnthropicStyle(renderer, recorded.headers);
     const errorRenderer = renderer ?? (anthropicStyle ? anthropicRenderer : chatRenderer);
     const headers = { [errorRenderer.requestIdHeader]: ids.next('req_') };
@@ -190,6 +202,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     }
     if (rule?.status !== undefined) return sendError(rule);
     heldMs = rule?.delayMs ?? 0;
+    if (wireRoute?.refusal !== undefined) return sendError(wireRoute.refusal);
     if (options.requireKey !== undefined) {
       if (!carriesKey(recorded.headers, options.requireKey, anthropicStyle)) {
         return sendError({ status: 401 });
@@ -199,12 +212,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       const list = renderModelList(models, anthropicStyle);
       return writeJsonReply(response, 200, headers, list, heldMs);
     }
-    const body = recorded.body;
+    const body = wireRoute?.body ?? recorded.body;
     if (!isObject(body)) {
       return sendError({ status: 400, errorMessage: 'fake-upstream: body is not a JSON object' });
     }
 
-    if (tokenCountRoutes[recorded.path] !== undefined) {
+    if (
+      wireRoute === undefined
+        ? tokenCountRoutes[recorded.path] !== undefined
+        : wireRoute.kind === 'token-count'
+    ) {
       const script = tokenCounts.shift();
       if (script !== undefined && 'status' in script) return sendError(script);
       const count = renderTokenCount(recorded.path, script, recorded.rawBody);
@@ -219,7 +236,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       renderer === responsesCompactionRenderer
         ? undefined
         : promptCache?.usageFor(renderer.dialect, key, body, estimateTokens(recorded.rawBody));
-    const resolved = resolveFakeReply({ ...reply, usage: { ...cached, ...reply.usage } }, recorded);
+    const resolved = resolveFakeReply(
+      { ...reply, usage: { ...cached, ...reply.usage } },
+      wireRoute === undefined ? recorded : { ...recorded, body },
+    );
     const context: RenderContext = {
       request: recorded,
       body,
@@ -228,7 +248,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     };
     const replyHeaders = { ...headers, ...reply.headers };
     const delayMs = heldMs + (reply.delayMs ?? 0);
-    if (body.stream !== true || renderer.renderStream === undefined) {
+    const stream = wireRoute?.stream ?? body.stream === true;
+    if (!stream || renderer.renderStream === undefined) {
       const rendered = renderer.renderJson(resolved, context);
       return writeJsonReply(response, 200, replyHeaders, rendered, delayMs);
     }
