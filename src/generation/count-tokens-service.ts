@@ -59,6 +59,9 @@ type CountingMethod = 'anthropic' | 'input-tokens' | 'tokenize' | 'local';
 function countingMethod(deployment: Deployment): CountingMethod | undefined {
   const { provider } = deployment;
   if (provider.kind === 'anthropic') return 'anthropic';
+  // Claude on a cloud that counts it on a route of its own (Vertex AI).
+  if (deployment.dialects.messages === 'anthropic' && deployment.transport.anthropicCountRequest)
+    return 'anthropic';
   if (countsInputTokens(provider)) return 'input-tokens';
   if (provider.tokenizePath !== undefined) return 'tokenize';
   return deployment.tokenizer !== undefined ? 'local' : undefined;
@@ -115,7 +118,11 @@ export class CountTokensService {
       }).body;
       delete body.max_tokens;
       delete body.stream;
-      const counted = await this.#ask(deployment, dependencies.anthropicCountPath, body, {
+      const request = deployment.transport.anthropicCountRequest?.(
+        deployment.upstreamModel,
+        body,
+      ) ?? { path: dependencies.anthropicCountPath, body };
+      const counted = await this.#ask(deployment, request.path, request.body, {
         clientHeaders: input.headers,
         sameDialect: true,
         signal,

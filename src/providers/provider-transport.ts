@@ -44,6 +44,15 @@ export interface ProviderTransport {
    * value, when it has one.
    */
   authorize(request: TransportRequest, key: UpstreamKey): void | Promise<void>;
+  /**
+   * A Messages count_tokens call on this service's own route, for a deployment that speaks
+   * `anthropic` (Claude on Vertex AI: `count-tokens:rawPredict`, which reads the model from the
+   * body). `body` is the count body as Anthropic's API takes it. Absent: Anthropic's own path.
+   */
+  anthropicCountRequest?(
+    upstreamModel: string,
+    body: Record<string, unknown>,
+  ): { path: string; body: Record<string, unknown> };
   /** The streamed answer as upstream events; server-sent events when absent. */
   readEventBatches?(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent[]>;
 }

@@ -2,6 +2,7 @@ import type { TextProviderConfig } from '../config/config-schema.ts';
 import { azureOpenAITransport } from './azure-openai/azure-openai-transport.ts';
 import type { ProviderTransport } from './provider-transport.ts';
 import { setBearer, staticKeyTransport } from './shared/static-key-transport.ts';
+import { vertexTransport } from './vertex/vertex-transport.ts';
 
 /** Builds the transport of one configured provider; cheap, and no call leaves before a request. */
 type TransportFactory = (provider: TextProviderConfig, env: NodeJS.ProcessEnv) => ProviderTransport;
@@ -18,4 +19,5 @@ export const providerTransports: Record<TextProviderConfig['kind'], TransportFac
   'openai-chat': () => openAIChat,
   'openai-responses': () => openAIResponses,
   'azure-openai': azureOpenAITransport,
+  vertex: vertexTransport,
 };

@@ -1,0 +1,294 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import type { WireJson } from '../fake-upstream/call-fake-upstream.ts';
+import type { RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
+import {
+  buildRequest,
+  readResponse,
+  type Conversation,
+  type SurfaceName,
+} from '../generation/surface-clients.ts';
+import { settledUsageRecord } from '../support/test-gateway.ts';
+import {
+  startVertexBed,
+  vertexModel,
+  vertexUpstreamModel,
+  type VertexBed,
+} from './vertex-test-bed.ts';
+
+const surfaces: SurfaceName[] = ['messages', 'chat', 'responses'];
+const modelPath = `/v1/projects/fake-project/locations/us-east5/publishers/anthropic/models/${vertexUpstreamModel}`;
+
+const weatherTool = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+let bed: VertexBed;
+beforeAll(async () => {
+  bed = await startVertexBed();
+});
+afterAll(() => bed.close());
+beforeEach(() => bed.reset());
+
+function conversation(overrides: Partial<Conversation> = {}): Conversation {
+  return { model: vertexModel, stream: false, user: 'What is the weather in Paris?', ...overrides };
+}
+
+/** The generation calls that reached the fake Vertex AI. */
+function vertexCalls(): RecordedRequest[] {
+  return bed.fake.requests.filter((request) => request.path.startsWith(modelPath));
+}
+
+function lastVertexBody(): WireJson {
+  return vertexCalls().at(-1)?.body;
+}
+
+describe('Claude on Vertex AI from each client dialect', () => {
+  for (const surface of surfaces) {
+    for (const stream of [false, true]) {
+      it(`${surface} ${stream ? 'stream' : 'JSON'}: answers, and is charged what the upstream reported`, async () => {
+        const { token, accountId } = await bed.newClient();
+        bed.fake.enqueue({
+          output: [{ text: 'Sunny, 21 degrees.' }],
+          usage: { input: 40, cacheRead: 60, cacheWrite5m: 20, output: 7 },
+        });
+        const response = await bed.send(
+          surface,
+          token,
+          buildRequest(surface, conversation({ stream })),
+        );
+        expect(response.statusCode, response.body).toBe(200);
+        const view = readResponse(surface, stream, response.body);
+        expect(view.text).toBe('Sunny, 21 degrees.');
+        expect(view.finished).toBe(true);
+
+        const [call] = vertexCalls();
+        expect(call?.path).toBe(`${modelPath}:${stream ? 'streamRawPredict' : 'rawPredict'}`);
+        expect(call?.key).toBe(bed.accounts[0]);
+        expect(call?.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16' });
+        expect(call?.body).not.toHaveProperty('model');
+        expect((call?.body as WireJson).stream === true).toBe(stream);
+
+        const record = await settledUsageRecord(bed.gateway, accountId);
+        expect(record).toMatchObject({
+          deployment: `vertex/${vertexUpstreamModel}`,
+          inputTokens: 40 + 60 + 20,
+          inputCacheReadTokens: 60,
+          inputCacheWrite5mTokens: 20,
+          outputTokens: 7,
+        });
+        // Per million tokens: input 3, cache read 0.3, 5-minute cache write 3.75, output 15.
+        expect(record.cost).toBe(40 * 3 + 60 * 0.3 + 20 * 3.75 + 7 * 15);
+      });
+    }
+
+    it(`${surface}: carries a tool call and its result across turns`, async () => {
+      const { token } = await bed.newClient();
+      bed.fake.enqueue({
+        output: [
+          {
+            toolCall: { id: 'toolu_vertex_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+          },
+        ],
+      });
+      const first = await bed.send(
+        surface,
+        token,
+        buildRequest(surface, conversation({ tools: [weatherTool] })),
+      );
+      expect(first.statusCode, first.body).toBe(200);
+      const [toolCall] = readResponse(surface, false, first.body).toolCalls;
+      expect(toolCall).toMatchObject({ name: 'get_weather' });
+      expect(JSON.parse(toolCall?.arguments ?? '')).toEqual({ city: 'Paris' });
+      expect(lastVertexBody().tools).toEqual([
+        expect.objectContaining({ name: 'get_weather', input_schema: weatherTool.schema }),
+      ]);
+
+      const second = await bed.send(
+        surface,
+        token,
+        buildRequest(
+          surface,
+          conversation({
+            user: 'And tomorrow?',
+            tools: [weatherTool],
+            toolRoundTrip: {
+              id: toolCall?.id ?? '',
+              name: 'get_weather',
+              arguments: '{"city":"Paris"}',
+              result: '21°C, sunny',
+            },
+          }),
+        ),
+      );
+      expect(second.statusCode, second.body).toBe(200);
+      const messages = lastVertexBody().messages as WireJson[];
+      expect(messages[1].content).toContainEqual(
+        expect.objectContaining({ type: 'tool_use', id: toolCall?.id, input: { city: 'Paris' } }),
+      );
+      expect(messages[2].content).toContainEqual(
+        expect.objectContaining({
+          type: 'tool_result',
+          tool_use_id: toolCall?.id,
+          content: '21°C, sunny',
+        }),
+      );
+    });
+  }
+});
+
+describe('thinking across turns', () => {
+  const signature = 'EpYBCkYIBxgCKkCvertexSignature+/==';
+  const thinkThenCall = {
+    output: [
+      { reasoning: { text: 'Check the weather tool.', signature } },
+      { toolCall: { id: 'toolu_think_1', name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    ],
+  };
+
+  it('messages: the signed thinking block reaches Vertex AI again byte for byte', async () => {
+    const { token } = await bed.newClient();
+    bed.fake.enqueue(thinkThenCall);
+    const tools = [{ name: 'get_weather', input_schema: weatherTool.schema }];
+    const user = { role: 'user', content: 'Weather in Oslo?' };
+    const body = {
+      model: vertexModel,
+      max_tokens: 2048,
+      tools,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    };
+    const first = await bed.send('messages', token, { ...body, messages: [user] });
+    expect(first.statusCode, first.body).toBe(200);
+    const assistant = { role: 'assistant', content: JSON.parse(first.body).content };
+    const result = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_think_1', content: 'cold' }],
+    };
+    const second = await bed.send('messages', token, {
+      ...body,
+      messages: [user, assistant, result],
+    });
+    expect(second.statusCode, second.body).toBe(200);
+    expect(lastVertexBody().messages[1].content[0]).toEqual({
+      type: 'thinking',
+      thinking: 'Check the weather tool.',
+      signature,
+    });
+  });
+
+  it('responses: the reasoning item carries the signature back to Vertex AI', async () => {
+    const { token } = await bed.newClient();
+    bed.fake.enqueue(thinkThenCall);
+    const tools = [{ type: 'function', name: 'get_weather', parameters: weatherTool.schema }];
+    const user = {
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'Weather in Oslo?' }],
+    };
+    const body = { model: vertexModel, store: false, tools, reasoning: { effort: 'high' } };
+    const first = await bed.send('responses', token, { ...body, input: [user] });
+    expect(first.statusCode, first.body).toBe(200);
+    const output = JSON.parse(first.body).output as WireJson[];
+    expect(output.map((item) => item.type)).toEqual(['reasoning', 'function_call']);
+    const second = await bed.send('responses', token, {
+      ...body,
+      input: [
+        user,
+        ...output,
+        { type: 'function_call_output', call_id: 'toolu_think_1', output: 'cold' },
+      ],
+    });
+    expect(second.statusCode, second.body).toBe(200);
+    expect(lastVertexBody().messages[1].content[0]).toEqual({
+      type: 'thinking',
+      thinking: 'Check the weather tool.',
+      signature,
+    });
+  });
+
+  it('chat: reasoning it cannot sign is refused with 400 naming the client field', async () => {
+    const { token } = await bed.newClient();
+    const response = await bed.send('chat', token, {
+      model: vertexModel,
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: weatherTool.schema } },
+      ],
+      messages: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'Check the weather tool.',
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'cold' },
+      ],
+    });
+    expect(response.statusCode).toBe(400);
+    const error = JSON.parse(response.body).error;
+    expect(error.code ?? error.type).toMatch(/unrepresentable_field/);
+    expect(error.message).toContain('messages[1].reasoning_content');
+    expect(vertexCalls()).toHaveLength(0);
+  });
+});
+
+describe('the Vertex AI wire', () => {
+  it("sends the client's betas without Anthropic's sign-in beta", async () => {
+    const { token } = await bed.newClient();
+    const response = await bed.send('messages', token, buildRequest('messages', conversation()), {
+      'anthropic-beta': 'oauth-2025-04-20,context-management-2025-06-27',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(vertexCalls()[0]?.headers['anthropic-beta']).toBe('context-management-2025-06-27');
+    expect(vertexCalls()[0]?.headers['anthropic-version']).toBeUndefined();
+  });
+
+  it('counts tokens at count-tokens:rawPredict with the upstream model in the body', async () => {
+    const { token } = await bed.newClient();
+    bed.fake.enqueueTokenCount({ inputTokens: 321 });
+    const response = await bed.gateway.app.inject({
+      method: 'POST',
+      url: '/v1/messages/count_tokens',
+      headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01' },
+      payload: { model: vertexModel, messages: [{ role: 'user', content: 'Count me' }] },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ input_tokens: 321 });
+    expect(response.headers['x-switchyard-token-count-source']).toBe('upstream');
+    const counted = bed.fake.requests.at(-1);
+    expect(counted?.path).toBe(
+      '/v1/projects/fake-project/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict',
+    );
+    expect(counted?.body).toEqual({
+      anthropic_version: 'vertex-2023-10-16',
+      model: vertexUpstreamModel,
+      messages: [{ role: 'user', content: 'Count me' }],
+    });
+  });
+
+  it('cools a service account down after RESOURCE_EXHAUSTED', async () => {
+    const { token } = await bed.newClient();
+    bed.fake.behaveForKey(bed.accounts[0] as string, { status: 429 });
+    const first = await bed.send('messages', token, buildRequest('messages', conversation()));
+    expect(first.statusCode).toBe(429);
+    expect(JSON.parse(first.body).error.message).toContain('Quota exceeded');
+    expect(Number(first.headers['retry-after'])).toBe(30);
+    const calls = vertexCalls().length;
+    bed.fake.clearKeyBehaviour(bed.accounts[0] as string);
+    const second = await bed.send('messages', token, buildRequest('messages', conversation()));
+    expect(second.statusCode).toBe(429);
+    expect(vertexCalls()).toHaveLength(calls);
+  });
+
+  it("relays the Anthropic publisher's own refusal as the client's 400", async () => {
+    const { token } = await bed.newClient();
+    bed.fake.enqueue({ status: 400, errorMessage: 'messages.0.content: Field required' });
+    const response = await bed.send('messages', token, buildRequest('messages', conversation()));
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body).error.message).toContain('messages.0.content: Field required');
+  });
+});
