@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+
 import type { LightMyRequestResponse } from 'fastify';
 
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
@@ -12,6 +14,8 @@ export interface VertexBed {
   fake: FakeUpstream;
   vertex: FakeVertex;
   gateway: TestGateway;
+  /** The listening gateway's origin; empty unless `listen` was asked for. */
+  origin: string;
   /** The service accounts of the provider's keys, in `apiKeyEnv` order. */
   accounts: string[];
   /** A new account with credits, and its token. */
@@ -32,7 +36,15 @@ export interface VertexBed {
  * Vertex AI, with `keys` service accounts (each key's JSON in its own variable).
  */
 export async function startVertexBed(
-  options: { keys?: number; routing?: Record<string, unknown>; now?: () => number } = {},
+  options: {
+    keys?: number;
+    routing?: Record<string, unknown>;
+    now?: () => number;
+    /** Listen on a loopback port, for real clients. */
+    listen?: boolean;
+    /** Settings of the model over `testModel`'s. */
+    model?: Record<string, unknown>;
+  } = {},
 ): Promise<VertexBed> {
   const vertex = createFakeVertex(options.now);
   const fake = await startFakeUpstream({
@@ -64,16 +76,23 @@ export async function startVertexBed(
       models: [
         testModel(vertexModel, 'vertex', {
           deployments: [{ provider: 'vertex', upstreamModel: vertexUpstreamModel }],
+          ...options.model,
         }),
       ],
       ...(options.routing !== undefined ? { routing: options.routing } : {}),
     },
     { env, ...(options.now !== undefined ? { now: options.now } : {}) },
   );
+  let origin = '';
+  if (options.listen === true) {
+    await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
+  }
   return {
     fake,
     vertex,
     gateway,
+    origin,
     accounts,
     newClient: () => gateway.createToken({ credits: 1_000_000_000 }),
     send: (surface, token, body, headers = {}) =>
