@@ -28,6 +28,13 @@ export const realClientCloudModels = {
   'azure-openai': 'rc-via-azure-openai',
 } as const;
 
+type CloudKind = keyof typeof realClientCloudModels;
+
+/** A cloud kind's further provider settings and environment (region, credentials), if any. */
+const cloudProviderSettings: Partial<
+  Record<CloudKind, { settings?: Record<string, unknown>; env?: Record<string, string> }>
+> = {};
+
 export type { UpstreamDialect };
 
 /**
@@ -77,13 +84,11 @@ export async function startRealClientBed(
   options: { config?: Record<string, unknown> } = {},
 ): Promise<RealClientBed> {
   const dialects = Object.keys(realClientModels) as UpstreamDialect[];
-  const cloudKinds = Object.keys(realClientCloudModels) as Array<
-    keyof typeof realClientCloudModels
-  >;
+  const cloudKinds = Object.keys(realClientCloudModels) as CloudKind[];
   const bed = await startUpstreamTestBed({
     providers: Object.fromEntries([
       ...dialects.map((dialect) => [dialect, { kind: upstreamKinds[dialect] }]),
-      ...cloudKinds.map((kind) => [kind, { kind }]),
+      ...cloudKinds.map((kind) => [kind, { kind, ...cloudProviderSettings[kind]?.settings }]),
     ]),
     models: [
       ...dialects.map((dialect) =>
@@ -104,6 +109,7 @@ export async function startRealClientBed(
       ),
     ],
     upstreamKey,
+    env: Object.assign({}, ...cloudKinds.map((kind) => cloudProviderSettings[kind]?.env)),
     listen: true,
     ...(options.config !== undefined ? { config: options.config } : {}),
   });
