@@ -58,7 +58,7 @@ export function buildUpstreamHeaders(
     }
   } else if (provider.kind === 'vertex') {
     // Claude on Vertex AI takes its version in the body; the betas a body's fields need still
-    // come as the header (docs/translation.md, "Claude on Vertex AI").
+    // come as the header (docs/translation.md, "Claude on Google Vertex AI").
     const beta = options.sameDialect ? vertexBetas(single(clientHeaders['anthropic-beta'])) : '';
     if (beta !== '') headers['anthropic-beta'] = beta;
   } else if (apiKey !== undefined) {

@@ -2,13 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { WireJson } from '../fake-upstream/call-fake-upstream.ts';
 import type { RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
-import {
-  buildRequest,
-  readResponse,
-  type Conversation,
-  type SurfaceName,
-} from '../generation/surface-clients.ts';
-import { settledUsageRecord } from '../support/test-gateway.ts';
+import { buildRequest, type Conversation } from '../generation/surface-clients.ts';
 import {
   startVertexBed,
   vertexModel,
@@ -16,7 +10,8 @@ import {
   type VertexBed,
 } from './vertex-test-bed.ts';
 
-const surfaces: SurfaceName[] = ['messages', 'chat', 'responses'];
+// The conformance suite (vertex-conformance.test.ts) covers each client dialect's answers and
+// charges; these are what only Vertex AI does.
 const modelPath = `/v1/projects/fake-project/locations/us-east5/publishers/anthropic/models/${vertexUpstreamModel}`;
 
 const weatherTool = {
@@ -44,100 +39,6 @@ function vertexCalls(): RecordedRequest[] {
 function lastVertexBody(): WireJson {
   return vertexCalls().at(-1)?.body;
 }
-
-describe('Claude on Vertex AI from each client dialect', () => {
-  for (const surface of surfaces) {
-    for (const stream of [false, true]) {
-      it(`${surface} ${stream ? 'stream' : 'JSON'}: answers, and is charged what the upstream reported`, async () => {
-        const { token, accountId } = await bed.newClient();
-        bed.fake.enqueue({
-          output: [{ text: 'Sunny, 21 degrees.' }],
-          usage: { input: 40, cacheRead: 60, cacheWrite5m: 20, output: 7 },
-        });
-        const response = await bed.send(
-          surface,
-          token,
-          buildRequest(surface, conversation({ stream })),
-        );
-        expect(response.statusCode, response.body).toBe(200);
-        const view = readResponse(surface, stream, response.body);
-        expect(view.text).toBe('Sunny, 21 degrees.');
-        expect(view.finished).toBe(true);
-
-        const [call] = vertexCalls();
-        expect(call?.path).toBe(`${modelPath}:${stream ? 'streamRawPredict' : 'rawPredict'}`);
-        expect(call?.key).toBe(bed.accounts[0]);
-        expect(call?.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16' });
-        expect(call?.body).not.toHaveProperty('model');
-        expect((call?.body as WireJson).stream === true).toBe(stream);
-
-        const record = await settledUsageRecord(bed.gateway, accountId);
-        expect(record).toMatchObject({
-          deployment: `vertex/${vertexUpstreamModel}`,
-          inputTokens: 40 + 60 + 20,
-          inputCacheReadTokens: 60,
-          inputCacheWrite5mTokens: 20,
-          outputTokens: 7,
-        });
-        // Per million tokens: input 3, cache read 0.3, 5-minute cache write 3.75, output 15.
-        expect(record.cost).toBe(40 * 3 + 60 * 0.3 + 20 * 3.75 + 7 * 15);
-      });
-    }
-
-    it(`${surface}: carries a tool call and its result across turns`, async () => {
-      const { token } = await bed.newClient();
-      bed.fake.enqueue({
-        output: [
-          {
-            toolCall: { id: 'toolu_vertex_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
-          },
-        ],
-      });
-      const first = await bed.send(
-        surface,
-        token,
-        buildRequest(surface, conversation({ tools: [weatherTool] })),
-      );
-      expect(first.statusCode, first.body).toBe(200);
-      const [toolCall] = readResponse(surface, false, first.body).toolCalls;
-      expect(toolCall).toMatchObject({ name: 'get_weather' });
-      expect(JSON.parse(toolCall?.arguments ?? '')).toEqual({ city: 'Paris' });
-      expect(lastVertexBody().tools).toEqual([
-        expect.objectContaining({ name: 'get_weather', input_schema: weatherTool.schema }),
-      ]);
-
-      const second = await bed.send(
-        surface,
-        token,
-        buildRequest(
-          surface,
-          conversation({
-            user: 'And tomorrow?',
-            tools: [weatherTool],
-            toolRoundTrip: {
-              id: toolCall?.id ?? '',
-              name: 'get_weather',
-              arguments: '{"city":"Paris"}',
-              result: '21°C, sunny',
-            },
-          }),
-        ),
-      );
-      expect(second.statusCode, second.body).toBe(200);
-      const messages = lastVertexBody().messages as WireJson[];
-      expect(messages[1].content).toContainEqual(
-        expect.objectContaining({ type: 'tool_use', id: toolCall?.id, input: { city: 'Paris' } }),
-      );
-      expect(messages[2].content).toContainEqual(
-        expect.objectContaining({
-          type: 'tool_result',
-          tool_use_id: toolCall?.id,
-          content: '21°C, sunny',
-        }),
-      );
-    });
-  }
-});
 
 describe('thinking across turns', () => {
   const signature = 'EpYBCkYIBxgCKkCvertexSignature+/==';
