@@ -27,6 +27,7 @@ import { renderRateLimitHeaders } from './render-rate-limit-headers.ts';
 import type { FakeRateLimits } from './render-rate-limit-headers.ts';
 import { estimateTokens, resolveFakeReply } from './resolve-fake-reply.ts';
 import { writeJsonReply, writeSseReply } from './write-fake-reply.ts';
+import { azurePromptFilterChunk, matchAzureRoute, presentedAzureKey } from './wire-azure-openai.ts';
 import { matchGeminiWire } from './wire-gemini.ts';
 
 export type * from './fake-reply.ts';
@@ -127,17 +128,24 @@ function recordRequest(request: IncomingMessage, rawBody: string): RecordedReque
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  const azure = matchAzureRoute(url.pathname);
+  const routePath = azure?.route ?? url.pathname;
   const wire = matchWireRoute(url.pathname);
-  const route = generationRoutes[url.pathname] ?? tokenCountRoutes[url.pathname] ?? wire?.renderer;
+  const route = generationRoutes[routePath] ?? tokenCountRoutes[routePath] ?? wire?.renderer;
   return {
     method: request.method ?? 'GET',
     path: url.pathname,
+    route: routePath,
+    ...(azure !== undefined ? { wire: 'azure-openai' as const } : {}),
     query: Object.fromEntries(url.searchParams),
     headers,
     body: parseJson(rawBody),
     rawBody,
     dialect: route?.dialect,
-    key: wire?.presentedKey(headers) ?? presentedKey(headers, isAnthropicStyle(route, headers)),
+    key:
+      azure !== undefined
+        ? presentedAzureKey(headers)
+        : (wire?.presentedKey(headers) ?? presentedKey(headers, isAnthropicStyle(route, headers))),
     clientAborted: false,
   };
 }
@@ -167,7 +175,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
 
     const wire = matchWireRoute(recorded.path);
     const renderer =
-      generationRoutes[recorded.path] ?? tokenCountRoutes[recorded.path] ?? wire?.renderer;
+      generationRoutes[recorded.route] ?? tokenCountRoutes[recorded.route] ?? wire?.renderer;
     const anthropicStyle = isAnthropicStyle(renderer, recorded.headers);
     const errorRenderer = renderer ?? (anthropicStyle ? anthropicRenderer : chatRenderer);
     const headers = { [errorRenderer.requestIdHeader]: ids.next('req_') };
@@ -192,6 +200,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (!knownRoute) {
       return sendError({ status: 404, errorMessage: `fake-upstream: no route ${recorded.path}` });
     }
+    if (recorded.wire === 'azure-openai' && matchAzureRoute(recorded.path)?.versioned === true) {
+      if (recorded.query['api-version'] === undefined)
+        return sendError({ status: 404, errorMessage: 'Resource not found' });
+    }
     const key = recorded.key;
     const limits = key === undefined ? undefined : keyRateLimits.get(key);
     if (limits !== undefined) {
@@ -207,9 +219,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     heldMs = rule?.delayMs ?? 0;
     if (options.requireKey !== undefined) {
       const carried =
-        wire === undefined
-          ? carriesKey(recorded.headers, options.requireKey, anthropicStyle)
-          : key === options.requireKey;
+        recorded.wire === 'azure-openai' || wire !== undefined
+          ? recorded.key === options.requireKey
+          : carriesKey(recorded.headers, options.requireKey, anthropicStyle);
       if (!carried) {
         return sendError({ status: 401 });
       }
@@ -223,13 +235,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       return sendError({ status: 400, errorMessage: 'fake-upstream: body is not a JSON object' });
     }
 
-    if (tokenCountRoutes[recorded.path] !== undefined || wire?.renderTokenCount !== undefined) {
+    if (tokenCountRoutes[recorded.route] !== undefined || wire?.renderTokenCount !== undefined) {
       const script = tokenCounts.shift();
       if (script !== undefined && 'status' in script) return sendError(script);
       const count =
         wire?.renderTokenCount?.(
           script?.inputTokens ?? Math.max(1, estimateTokens(recorded.rawBody)),
-        ) ?? renderTokenCount(recorded.path, script, recorded.rawBody);
+        ) ?? renderTokenCount(recorded.route, script, recorded.rawBody);
       return writeJsonReply(response, 200, headers, count, heldMs + (script?.delayMs ?? 0));
     }
 
@@ -261,7 +273,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       const rendered = renderer.renderJson(resolved, context);
       return writeJsonReply(response, 200, replyHeaders, rendered, delayMs);
     }
-    return writeSseReply(response, replyHeaders, renderer.renderStream(resolved, context), {
+    let frames = renderer.renderStream(resolved, context);
+    // Azure streams the prompt's content-filter results first, in a chunk without choices.
+    if (recorded.wire === 'azure-openai' && renderer === chatRenderer)
+      frames = [{ data: JSON.stringify(azurePromptFilterChunk) }, ...frames];
+    return writeSseReply(response, replyHeaders, frames, {
       delayMs,
       chunkDelayMs: reply.chunkDelayMs,
       cutAfterEvents: reply.cutAfterEvents,
