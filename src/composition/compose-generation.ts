@@ -19,6 +19,7 @@ import {
   openAIResponsesInputTokensPath,
 } from '../providers/openai-responses/convert-to-openai-input-tokens-request.ts';
 import { openAIResponsesProvider } from '../providers/openai-responses/openai-responses-provider.ts';
+import { geminiProvider } from '../providers/gemini/gemini-provider.ts';
 import type { ResponsesState } from '../responses-state/responses-state.ts';
 import { chatSurface } from '../surfaces/chat/chat-surface.ts';
 import { messagesSurface } from '../surfaces/messages/messages-surface.ts';
@@ -86,6 +87,7 @@ export function composeGeneration(
       anthropic: anthropicProvider,
       'openai-chat': openAIChatProvider,
       'openai-responses': openAIResponsesProvider,
+      gemini: geminiProvider,
     },
     passthrough: dialectPassthroughAdapters,
     router: parts.router,

@@ -10,6 +10,7 @@ import { readOpenAIChatTokenizeCount } from '../providers/openai-chat/convert-to
 import { readOpenAIInputTokens } from '../providers/openai-responses/convert-to-openai-input-tokens-request.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { mapUpstreamStatus, upstreamOrigin } from '../providers/shared/map-upstream-failure.ts';
+import { withGoogleRetryAfter } from '../providers/shared/google-retry-info.ts';
 import { isTransportFailure, type UpstreamPools } from '../providers/shared/upstream-pool.ts';
 import type { AbortHandle } from '../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
@@ -246,7 +247,9 @@ export class CountTokensService {
     if (status >= 400) {
       const key = dependencies.providerKey(deployment.providerId);
       const origin = upstreamOrigin(deployment.providerId, deployment.provider, path, key);
-      throw mapUpstreamStatus(status, headers, responseText, dependencies.now(), origin).error;
+      const failureHeaders = withGoogleRetryAfter(headers, responseText);
+      throw mapUpstreamStatus(status, failureHeaders, responseText, dependencies.now(), origin)
+        .error;
     }
     const counted = options.read(parseUntrustedJson(responseText));
     if (counted === undefined)

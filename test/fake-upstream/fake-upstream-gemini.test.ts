@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeGeminiResult } from '../../src/providers/gemini/decode-gemini-result.ts';
 import { createGeminiStreamDecoder } from '../../src/providers/gemini/decode-gemini-stream.ts';
-import { readGoogleRetryDelayMs } from '../../src/providers/gemini/map-gemini-error.ts';
+import { readGoogleRetryDelayMs } from '../../src/providers/shared/google-retry-info.ts';
 import { callFakeUpstream, eventDataOf, eventsOf, jsonOf } from './call-fake-upstream.ts';
 import { startFakeUpstream } from './fake-upstream-server.ts';
 import type { FakeReply, FakeUpstream } from './fake-upstream-server.ts';

@@ -115,7 +115,12 @@ function usageMetadata(usage: ResolvedUsage): Json {
   };
 }
 
-const finishWords = { stop: 'STOP', tool_calls: 'STOP', length: 'MAX_TOKENS' } as const;
+const finishWords = {
+  stop: 'STOP',
+  tool_calls: 'STOP',
+  length: 'MAX_TOKENS',
+  content_filter: 'SAFETY',
+} as const;
 
 function callPart(block: Extract<FakeOutputBlock, { toolCall: unknown }>): Part {
   const call = block.toolCall;

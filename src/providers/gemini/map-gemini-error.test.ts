@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { mapUpstreamStatus } from '../shared/map-upstream-failure.ts';
 import { readGeminiJsonFixture } from './__fixtures__/read-gemini-fixture.ts';
-import {
-  mapGeminiStreamError,
-  readGoogleRetryDelayMs,
-  withGoogleRetryAfter,
-} from './map-gemini-error.ts';
+import { readGoogleRetryDelayMs, withGoogleRetryAfter } from '../shared/google-retry-info.ts';
+import { mapGeminiStreamError } from './map-gemini-error.ts';
 
 const exhausted = readGeminiJsonFixture('error-resource-exhausted.json');
 
