@@ -18,6 +18,13 @@ export interface TransportRequest {
   body: string | Buffer;
 }
 
+/** A counting call a transport builds (`ProviderTransport.countTokens`). */
+export interface UpstreamTokenCount {
+  path: string;
+  body: Record<string, unknown>;
+  read(answer: unknown): number | undefined;
+}
+
 type ClientHeaders = Record<string, string | string[] | undefined>;
 
 /** How a provider kind reaches its service (docs/configuration.md lists the kinds). */
@@ -44,6 +51,15 @@ export interface ProviderTransport {
    * value, when it has one.
    */
   authorize(request: TransportRequest, key: UpstreamKey): void | Promise<void>;
+  /**
+   * The service's own prompt count for a body of `dialect` (Gemini's `:countTokens`), when it has
+   * one that is not the dialect's own API's: where to send what, and how to read the count.
+   */
+  countTokens?(
+    upstreamModel: string,
+    dialect: UpstreamDialect,
+    body: Record<string, unknown>,
+  ): UpstreamTokenCount | undefined;
   /** The streamed answer as upstream events; server-sent events when absent. */
   readEventBatches?(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent[]>;
 }

@@ -1,5 +1,12 @@
 import type { UpstreamKey } from '../../catalog/upstream-key.ts';
+import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
 import type { ProviderTransport, TransportRequest } from '../provider-transport.ts';
+
+/** The count in a `countTokens` answer (`{"totalTokens": n}`). */
+export function readGeminiTokenCount(answer: unknown): number | undefined {
+  const total = isJsonObject(answer) ? answer.totalTokens : undefined;
+  return typeof total === 'number' && Number.isInteger(total) && total >= 0 ? total : undefined;
+}
 
 /** The Gemini API's path of a model method (`generateContent`, `countTokens`...). */
 export function geminiModelPath(upstreamModel: string, method: string): string {
@@ -18,6 +25,12 @@ export function geminiTransport(): ProviderTransport {
       stream
         ? `${geminiModelPath(upstreamModel, 'streamGenerateContent')}?alt=sse`
         : geminiModelPath(upstreamModel, 'generateContent'),
+    // The whole generateContent request is counted: system instruction and tools included.
+    countTokens: (upstreamModel, _dialect, body) => ({
+      path: geminiModelPath(upstreamModel, 'countTokens'),
+      body: { generateContentRequest: { model: `models/${upstreamModel}`, ...body } },
+      read: readGeminiTokenCount,
+    }),
     authorize(request: TransportRequest, key: UpstreamKey): void {
       if (key.secret !== undefined) request.headers['x-goog-api-key'] = key.secret;
     },
