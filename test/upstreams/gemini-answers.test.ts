@@ -108,6 +108,23 @@ describe('gemini answers', () => {
       },
       'tools[0]',
     ],
+    ['messages', { stop_sequences: ['a', 'b', 'c', 'd', 'e', 'f'] }, 'stop_sequences'],
+    [
+      'chat',
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            ],
+          },
+        ],
+      },
+      'messages[0].content[1]',
+    ],
+    ['responses', { reasoning: { effort: 'xhigh' } }, 'reasoning.effort'],
   ] as const)(
     'refuses from a %s client what Gemini cannot carry, naming its field',
     async (surface, extra, path) => {

@@ -37,6 +37,25 @@ describe('Gemini errors', () => {
     expect(withGoogleRetryAfter({}, '<html>')).toEqual({});
   });
 
+  it('maps Gemini’s HTTP errors through the one status mapping', () => {
+    const body = (code: number, status: string, message: string) =>
+      JSON.stringify({ error: { code, message, status } });
+    const invalid = mapUpstreamStatus(400, {}, body(400, 'INVALID_ARGUMENT', 'bad part'), 0);
+    expect(invalid.error).toMatchObject({ code: 'invalid_request', status: 400 });
+    expect(invalid.error.message).toContain('bad part');
+    expect(invalid.retryable).toBe(false);
+    const denied = mapUpstreamStatus(403, {}, body(403, 'PERMISSION_DENIED', 'key AIza…'), 0);
+    expect(denied.error).toMatchObject({ code: 'upstream_error', status: 502 });
+    expect(denied.error.message).not.toContain('AIza');
+    expect(mapUpstreamStatus(404, {}, body(404, 'NOT_FOUND', 'no model'), 0).retryable).toBe(true);
+    expect(
+      mapUpstreamStatus(503, {}, body(503, 'UNAVAILABLE', 'overloaded'), 0).error,
+    ).toMatchObject({
+      code: 'not_ready',
+      status: 503,
+    });
+  });
+
   it('maps errors inside a stream by their canonical status', () => {
     expect(mapGeminiStreamError(exhausted)).toMatchObject({
       code: 'upstream_rate_limited',
