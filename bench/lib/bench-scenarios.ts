@@ -36,6 +36,7 @@ const CHAT_MODEL = 'bench-chat';
 /** The `ai-model-id` of the bench gateway's evaluation, answered by the Anthropic mock. */
 export const EVALUATION_MODEL_ID = 'bench-evaluator';
 const CLAUDE_MODEL = 'bench-claude';
+const GEMINI_MODEL = 'bench-gemini';
 const SLOW_CHAT_MODEL = 'bench-chat-slow';
 /** `bench-chat` on 3 deployments × 3 keys: the router's decision against a single target. */
 export const ROUTED_CHAT_MODEL = 'bench-chat-routed';
@@ -271,6 +272,19 @@ export function buildScenarios(quick: boolean): Scenario[] {
       connections,
       latencyRun: true,
       inQuick: true,
+    },
+    {
+      id: 'chat-gemini-sse',
+      title: 'chat → gemini, SSE',
+      path: '/v1/chat/completions',
+      body: chatBody(GEMINI_MODEL, true),
+      dialect: 'cross',
+      slow: false,
+      targets: ['gateway'],
+      floorReference: 'chat-sse',
+      connections,
+      latencyRun: true,
+      inQuick: false,
     },
     {
       id: 'large-body-sse',

@@ -133,6 +133,7 @@ function gatewayConfig(mockPort: number, slowMockPort: number, routed: boolean) 
           }
         : {}),
       'mock-anthropic': provider('anthropic', mockPort),
+      'mock-gemini': provider('gemini', mockPort),
       'slow-chat': provider('openai-chat', slowMockPort),
       'slow-anthropic': provider('anthropic', slowMockPort),
       'slow-responses': provider('openai-responses', slowMockPort),
@@ -151,6 +152,7 @@ function gatewayConfig(mockPort: number, slowMockPort: number, routed: boolean) 
           ]
         : []),
       model('bench-claude', 'mock-anthropic', 'claude-sonnet-4-5'),
+      model('bench-gemini', 'mock-gemini', 'gemini-2.5-flash'),
       model(SLOW_MODEL_BY_DIALECT['openai-chat'], 'slow-chat', 'gpt-4.1-mini'),
       model(SLOW_MODEL_BY_DIALECT.anthropic, 'slow-anthropic', 'claude-sonnet-4-5'),
       model(SLOW_MODEL_BY_DIALECT['openai-responses'], 'slow-responses', 'gpt-4.1-mini'),

@@ -98,10 +98,10 @@ function checkReferences(config: Config): void {
         );
       } else if (
         config.providers[deployment.provider]?.kind === 'vertex' &&
-        !deployment.upstreamModel.startsWith('claude-')
+        !/^(claude|gemini)-/.test(deployment.upstreamModel)
       ) {
         problems.push(
-          `models[${modelIndex}].deployments[${deploymentIndex}].upstreamModel: a vertex provider serves Claude models, named as Vertex AI names them (claude-sonnet-4-5@20250929)`,
+          `models[${modelIndex}].deployments[${deploymentIndex}].upstreamModel: a vertex provider serves Claude and Gemini models, named as Vertex AI names them (claude-sonnet-4-5@20250929, gemini-2.5-pro)`,
         );
       }
     });

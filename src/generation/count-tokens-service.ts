@@ -10,6 +10,7 @@ import { readOpenAIChatTokenizeCount } from '../providers/openai-chat/convert-to
 import { readOpenAIInputTokens } from '../providers/openai-responses/convert-to-openai-input-tokens-request.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { mapUpstreamStatus, upstreamOrigin } from '../providers/shared/map-upstream-failure.ts';
+import { withGoogleRetryAfter } from '../providers/shared/google-retry-info.ts';
 import { isTransportFailure, type UpstreamPools } from '../providers/shared/upstream-pool.ts';
 import type { AbortHandle } from '../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
@@ -20,6 +21,8 @@ import { countsInputTokens } from './counts-input-tokens.ts';
 import type { PromptTokenizers } from './prompt-tokenizers.ts';
 import { UpstreamCredentialError, type TransportRequest } from '../providers/provider-transport.ts';
 import { buildUpstreamHeaders } from './upstream-headers.ts';
+import type { ProviderCodec } from '../providers/provider-codec.ts';
+import type { UpstreamDialect } from '../providers/provider-transport.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -38,6 +41,8 @@ export interface CountTokensDependencies {
     call: GenerationCall,
     upstreamModel: string,
   ): CodecResult<Record<string, unknown>>;
+  /** The codec of each upstream dialect, for a transport's own counting call. */
+  codecs: Record<UpstreamDialect, ProviderCodec>;
   anthropicCountPath: string;
   openAIInputTokensPath: string;
   /** The local tokenizers of the catalog's deployments (prompt-tokenizers.ts). */
@@ -53,17 +58,19 @@ export interface TokenCount {
   source: string;
 }
 
-type CountingMethod = 'anthropic' | 'input-tokens' | 'tokenize' | 'local';
+type CountingMethod = 'anthropic' | 'input-tokens' | 'tokenize' | 'transport' | 'local';
 
 /** How a deployment's prompts are counted: the upstream's own way first, the local one last. */
 function countingMethod(deployment: Deployment): CountingMethod | undefined {
   const { provider } = deployment;
   if (provider.kind === 'anthropic') return 'anthropic';
-  // Claude on a cloud that counts it on a route of its own (Vertex AI).
-  if (deployment.dialects.messages === 'anthropic' && deployment.transport.anthropicCountRequest)
+  // Claude on a cloud that counts a Messages body on a route of its own (Vertex AI): the
+  // client's body is counted as it is, like Anthropic's own count.
+  if (deployment.dialects.messages === 'anthropic' && deployment.transport.countTokens)
     return 'anthropic';
   if (countsInputTokens(provider)) return 'input-tokens';
   if (provider.tokenizePath !== undefined) return 'tokenize';
+  if (deployment.transport.countTokens !== undefined) return 'transport';
   return deployment.tokenizer !== undefined ? 'local' : undefined;
 }
 
@@ -118,16 +125,21 @@ export class CountTokensService {
       }).body;
       delete body.max_tokens;
       delete body.stream;
-      const request = deployment.transport.anthropicCountRequest?.(
+      const request = deployment.transport.countTokens?.(
         deployment.upstreamModel,
+        'anthropic',
         body,
-      ) ?? { path: dependencies.anthropicCountPath, body };
+      ) ?? {
+        path: dependencies.anthropicCountPath,
+        body,
+        // Anthropic's count has the same `input_tokens` field.
+        read: readOpenAIInputTokens,
+      };
       const counted = await this.#ask(deployment, request.path, request.body, {
         clientHeaders: input.headers,
         sameDialect: true,
         signal,
-        // Anthropic's count has the same `input_tokens` field.
-        read: readOpenAIInputTokens,
+        read: request.read,
       });
       return { input_tokens: counted, source: 'upstream' };
     }
@@ -140,6 +152,16 @@ export class CountTokensService {
         input_tokens: countCallTokens(decoded.value, countText),
         source: `local:${encoding}`,
       };
+    }
+    if (method === 'transport') {
+      const counted = await this.#askTransport(
+        deployment,
+        decoded,
+        model.id,
+        input.headers,
+        signal,
+      );
+      return { input_tokens: counted, source: 'upstream' };
     }
     const encode =
       method === 'tokenize'
@@ -183,6 +205,38 @@ export class CountTokensService {
     } catch {
       return undefined;
     }
+  }
+
+  /** A count through the deployment's transport, of the body its dialect's codec encodes. */
+  #askTransport(
+    deployment: Deployment,
+    decoded: ReturnType<SurfaceCodec['decodeRequest']>,
+    modelId: string,
+    clientHeaders: Headers,
+    signal: AbortSignal,
+  ): Promise<number> {
+    const dialect = deployment.dialects.messages;
+    const encoded = this.#dependencies.codecs[dialect].encodeRequest(decoded.value, {
+      upstreamModel: deployment.upstreamModel,
+      promptCache: 'off',
+      defaultMaxOutputTokens: 1,
+    });
+    refuseIssues(modelId, [
+      ...decoded.issues,
+      ...decoded.origins.locateIssues(decoded.value, encoded.issues),
+    ]);
+    const count = deployment.transport.countTokens?.(
+      deployment.upstreamModel,
+      dialect,
+      encoded.value,
+    );
+    if (count === undefined) throw new ApiError('counting_not_supported');
+    return this.#ask(deployment, count.path, count.body, {
+      clientHeaders,
+      sameDialect: false,
+      signal,
+      read: count.read,
+    });
   }
 
   #askOpenAI(
@@ -253,7 +307,9 @@ export class CountTokensService {
     if (status >= 400) {
       const key = dependencies.providerKey(deployment.providerId);
       const origin = upstreamOrigin(deployment.providerId, deployment.provider, path, key);
-      throw mapUpstreamStatus(status, headers, responseText, dependencies.now(), origin).error;
+      const failureHeaders = withGoogleRetryAfter(headers, responseText);
+      throw mapUpstreamStatus(status, failureHeaders, responseText, dependencies.now(), origin)
+        .error;
     }
     const counted = options.read(parseUntrustedJson(responseText));
     if (counted === undefined)

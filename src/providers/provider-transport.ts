@@ -6,7 +6,7 @@ import type { UpstreamEvent } from './provider-codec.ts';
  * reached (its paths, credentials, stream framing); the dialect says what its bodies look like:
  * Claude on Amazon Bedrock or Google Vertex AI speaks `anthropic` through another kind.
  */
-export type UpstreamDialect = 'anthropic' | 'openai-chat' | 'openai-responses';
+export type UpstreamDialect = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
 
 /** One call about to be sent, as a transport may still sign or authorize it. */
 export interface TransportRequest {
@@ -16,6 +16,13 @@ export interface TransportRequest {
   headers: Record<string, string>;
   /** The exact bytes that will be sent (what a signature covers). */
   body: string | Buffer;
+}
+
+/** A counting call a transport builds (`ProviderTransport.countTokens`). */
+export interface UpstreamTokenCount {
+  path: string;
+  body: Record<string, unknown>;
+  read(answer: unknown): number | undefined;
 }
 
 type ClientHeaders = Record<string, string | string[] | undefined>;
@@ -45,14 +52,14 @@ export interface ProviderTransport {
    */
   authorize(request: TransportRequest, key: UpstreamKey): void | Promise<void>;
   /**
-   * A Messages count_tokens call on this service's own route, for a deployment that speaks
-   * `anthropic` (Claude on Vertex AI: `count-tokens:rawPredict`, which reads the model from the
-   * body). `body` is the count body as Anthropic's API takes it. Absent: Anthropic's own path.
+   * The service's own prompt count for a body of `dialect` (Gemini's `:countTokens`), when it has
+   * one that is not the dialect's own API's: where to send what, and how to read the count.
    */
-  anthropicCountRequest?(
+  countTokens?(
     upstreamModel: string,
+    dialect: UpstreamDialect,
     body: Record<string, unknown>,
-  ): { path: string; body: Record<string, unknown> };
+  ): UpstreamTokenCount | undefined;
   /** The streamed answer as upstream events; server-sent events when absent. */
   readEventBatches?(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent[]>;
 }

@@ -27,4 +27,6 @@ export interface FakeWireRoute {
   body: Record<string, unknown>;
   /** Refused before anything else: no valid credential, or a body the cloud would not take. */
   refusal?: FakeErrorReply;
+  /** A token-counting route's answer; absent: the Messages API's `{input_tokens}`. */
+  renderTokenCount?(inputTokens: number): unknown;
 }

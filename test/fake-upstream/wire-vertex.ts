@@ -4,6 +4,12 @@ import type { FakeWire, FakeWireRoute } from './fake-wire.ts';
 import { anthropicRenderer } from './render-anthropic-reply.ts';
 import { renderAnthropicErrorBody } from './render-anthropic-error.ts';
 import {
+  checkGeminiSignatures,
+  geminiRenderer,
+  renderGeminiResponse,
+  renderGeminiStreamFrames,
+} from './wire-gemini.ts';
+import {
   createFakeGoogleTokens,
   fakeTokenPath,
   type FakeGoogleTokens,
@@ -86,6 +92,59 @@ function checkAnthropicBody(
   return undefined;
 }
 
+/**
+ * Gemini on Vertex AI: Google's publisher takes the Gemini API's body and answers in its shapes
+ * (rendered by the Gemini wire's functions), streams only as server-sent events with `alt=sse`,
+ * and counts at `:countTokens` (`{totalTokens}`). Its refusals are all in Google's shape.
+ */
+function routeGemini(
+  model: string,
+  method: string,
+  key: string | undefined,
+  body: Record<string, unknown>,
+  request: RecordedRequest,
+): FakeWireRoute {
+  const renderer: FakeDialectRenderer = {
+    ...geminiRenderer,
+    renderJson: (reply, context) => renderGeminiResponse(reply, context, model),
+    renderStream: (reply, context) => renderGeminiStreamFrames(reply, context, model),
+  };
+  const counting = method === 'countTokens';
+  const answer = (refusal?: FakeErrorReply): FakeWireRoute => ({
+    renderer,
+    kind: counting ? 'token-count' : 'generation',
+    stream: method === 'streamGenerateContent',
+    key,
+    body: { ...body, model },
+    ...(counting
+      ? { renderTokenCount: (inputTokens: number) => ({ totalTokens: inputTokens }) }
+      : {}),
+    ...(refusal !== undefined ? { refusal } : {}),
+  });
+  if (key === undefined) return answer({ status: 401 });
+  if (!['generateContent', 'streamGenerateContent', 'countTokens'].includes(method))
+    return answer({ status: 404 });
+  if (method === 'streamGenerateContent' && request.query.alt !== 'sse')
+    return answer({
+      status: 400,
+      errorType: 'INVALID_ARGUMENT',
+      errorMessage:
+        'fake-upstream: streamGenerateContent answers server-sent events only with alt=sse',
+    });
+  if (body.model !== undefined)
+    return answer({
+      status: 400,
+      errorType: 'INVALID_ARGUMENT',
+      errorMessage: 'Invalid JSON payload received. Unknown name "model": Cannot find field.',
+    });
+  const problem = counting ? undefined : checkGeminiSignatures(body, model);
+  return answer(
+    problem === undefined
+      ? undefined
+      : { status: 400, errorType: 'INVALID_ARGUMENT', errorMessage: problem },
+  );
+}
+
 export interface FakeVertex {
   /** Give to `startFakeUpstream({ wires: [...] })`. */
   wire: FakeWire;
@@ -104,7 +163,7 @@ export interface FakeVertex {
 /**
  * Vertex AI as the fake plays it: Claude through the Anthropic publisher's `rawPredict` and
  * `streamRawPredict` (the Messages body without `model`, with `anthropic_version`), its
- * `count-tokens:rawPredict`, an OAuth access token from the fake's own token endpoint on every
+ * `count-tokens:rawPredict`, Gemini through Google's publisher (`routeGemini`), an OAuth access token from the fake's own token endpoint on every
  * call (`Authorization: Bearer`, else 401 in Google's shape), and Google's token endpoint itself.
  * A request's key is the service account its token was issued to, so `behaveForKey` and the
  * prompt cache work per service account.
@@ -132,6 +191,7 @@ export function createFakeVertex(now: () => number = Date.now): FakeVertex {
       typeof raw === 'object' && raw !== null && !Array.isArray(raw)
         ? (raw as Record<string, unknown>)
         : {};
+    if (publisher === 'google') return routeGemini(model, method, key, body, request);
     const counting = model === 'count-tokens';
     const stream = method === 'streamRawPredict';
     const answer = (refusal?: FakeErrorReply): FakeWireRoute => ({

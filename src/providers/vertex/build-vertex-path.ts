@@ -8,7 +8,7 @@ export interface VertexLocation {
 export type VertexPublisher = 'anthropic' | 'google';
 
 export type VertexMethod =
-  'rawPredict' | 'streamRawPredict' | 'generateContent' | 'streamGenerateContent';
+  'rawPredict' | 'streamRawPredict' | 'generateContent' | 'streamGenerateContent' | 'countTokens';
 
 /**
  * The publisher of an upstream model name: `claude-…` (e.g. `claude-sonnet-4-5@20250929`) is

@@ -22,8 +22,10 @@ describe('vertexTransport', () => {
   const transport = vertexTransport(provider);
 
   it('speaks the Messages dialect to every client, at rawPredict or streamRawPredict', () => {
-    for (const preferred of ['anthropic', 'openai-chat', 'openai-responses'] as const)
+    for (const preferred of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
       expect(transport.dialect(model, preferred)).toBe('anthropic');
+      expect(transport.dialect('gemini-2.5-pro', preferred)).toBe('gemini');
+    }
     expect(transport.generationPath(model, 'anthropic', false)).toBe(`${base}/${model}:rawPredict`);
     expect(transport.generationPath(model, 'anthropic', true)).toBe(
       `${base}/${model}:streamRawPredict`,
@@ -40,10 +42,38 @@ describe('vertexTransport', () => {
       stream: true,
       messages: [],
     });
-    expect(transport.anthropicCountRequest?.(model, { model: 'public-id', messages: [] })).toEqual({
+    const count = transport.countTokens?.(model, 'anthropic', { model: 'public-id', messages: [] });
+    expect(count).toMatchObject({
       path: `${base}/count-tokens:rawPredict`,
       body: { anthropic_version: 'vertex-2023-10-16', model, messages: [] },
     });
+    expect(count?.read({ input_tokens: 12 })).toBe(12);
+  });
+
+  it("speaks Gemini's body to Google's publisher, and counts what its countTokens takes", () => {
+    const google =
+      '/v1/projects/my-proj/locations/us-east5/publishers/google/models/gemini-2.5-pro';
+    expect(transport.generationPath('gemini-2.5-pro', 'gemini', false)).toBe(
+      `${google}:generateContent`,
+    );
+    expect(transport.generationPath('gemini-2.5-pro', 'gemini', true)).toBe(
+      `${google}:streamGenerateContent?alt=sse`,
+    );
+    const body = {
+      contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      generationConfig: { maxOutputTokens: 10 },
+    };
+    expect(
+      transport.adaptBody?.(body, { dialect: 'gemini', stream: false, clientHeaders: {} }),
+    ).toBe(body);
+    const count = transport.countTokens?.('gemini-2.5-pro', 'gemini', body);
+    expect(count).toMatchObject({
+      path: `${google}:countTokens`,
+      body: { contents: body.contents, systemInstruction: body.systemInstruction },
+    });
+    expect(count?.body).not.toHaveProperty('generationConfig');
+    expect(count?.read({ totalTokens: 7 })).toBe(7);
   });
 
   it('refuses to send a call without a key, naming the variable', async () => {
