@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
+import { fakeGeminiSignature } from '../fake-upstream/wire-gemini.ts';
 import { createFakeVertex } from '../fake-upstream/wire-vertex.ts';
 import { describeUpstreamConformance, scriptedReasoning } from './upstream-conformance.ts';
 
@@ -39,6 +40,32 @@ describeUpstreamConformance('vertex (Claude)', {
     );
     expect(request.key).toBe(account);
     expect(request.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16' });
+    expect(request.body).not.toHaveProperty('model');
+  },
+});
+
+describeUpstreamConformance('vertex (Gemini)', {
+  provider: {
+    kind: 'vertex',
+    project: 'fake-project',
+    region: 'global',
+    apiKeyEnv: 'VERTEX_CONFORMANCE_KEY',
+  },
+  upstreamModel: 'gemini-2.5-pro',
+  get env() {
+    return { VERTEX_CONFORMANCE_KEY: key };
+  },
+  fake: { wires: [vertex.wire] },
+  writesCache: false,
+  // As on the Gemini API: the fake signs the answer's last part.
+  reasoningToken: () => fakeGeminiSignature({ text: 'Sunny.' }),
+  expectGenerationCall(request, _surface, stream) {
+    expect(request.path).toBe(
+      `/v1/projects/fake-project/locations/global/publishers/google/models/gemini-2.5-pro:${stream ? 'streamGenerateContent' : 'generateContent'}`,
+    );
+    expect(request.query).toEqual(stream ? { alt: 'sse' } : {});
+    expect(request.key).toBe(account);
+    expect(request.headers['x-goog-api-key']).toBeUndefined();
     expect(request.body).not.toHaveProperty('model');
   },
 });

@@ -9,6 +9,7 @@ import { startTestGateway, testModel, type TestGateway } from '../support/test-g
 
 export const vertexModel = 'claude-on-vertex';
 export const vertexUpstreamModel = 'claude-sonnet-4-5@20250929';
+export const vertexGeminiModel = 'gemini-on-vertex';
 
 export interface VertexBed {
   fake: FakeUpstream;
@@ -77,6 +78,9 @@ export async function startVertexBed(
         testModel(vertexModel, 'vertex', {
           deployments: [{ provider: 'vertex', upstreamModel: vertexUpstreamModel }],
           ...options.model,
+        }),
+        testModel(vertexGeminiModel, 'vertex', {
+          deployments: [{ provider: 'vertex', upstreamModel: 'gemini-2.5-flash' }],
         }),
       ],
       ...(options.routing !== undefined ? { routing: options.routing } : {}),

@@ -3,8 +3,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { WireJson } from '../fake-upstream/call-fake-upstream.ts';
 import type { RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
 import { buildRequest, type Conversation } from '../generation/surface-clients.ts';
+import { fakeGeminiRetryDelaySeconds } from '../fake-upstream/wire-gemini.ts';
 import {
   startVertexBed,
+  vertexGeminiModel,
   vertexModel,
   vertexUpstreamModel,
   type VertexBed,
@@ -191,5 +193,46 @@ describe('the Vertex AI wire', () => {
     const response = await bed.send('messages', token, buildRequest('messages', conversation()));
     expect(response.statusCode).toBe(400);
     expect(JSON.parse(response.body).error.message).toContain('messages.0.content: Field required');
+  });
+});
+
+describe('Gemini on Vertex AI', () => {
+  const geminiPath =
+    '/v1/projects/fake-project/locations/us-east5/publishers/google/models/gemini-2.5-flash';
+
+  it("counts tokens at the publisher's countTokens, with what that route takes", async () => {
+    const { token } = await bed.newClient();
+    bed.fake.enqueueTokenCount({ inputTokens: 77 });
+    const response = await bed.gateway.app.inject({
+      method: 'POST',
+      url: '/v1/messages/count_tokens',
+      headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01' },
+      payload: {
+        model: vertexGeminiModel,
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'Count me' }],
+      },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ input_tokens: 77 });
+    const counted = bed.fake.requests.at(-1);
+    expect(counted?.path).toBe(`${geminiPath}:countTokens`);
+    expect(Object.keys(counted?.body as WireJson).sort()).toEqual([
+      'contents',
+      'systemInstruction',
+    ]);
+    expect(counted?.key).toBe(bed.accounts[0]);
+  });
+
+  it('cools the key down for the RetryInfo wait of a RESOURCE_EXHAUSTED answer', async () => {
+    const { token } = await bed.newClient();
+    bed.fake.enqueue({ status: 429 });
+    const body = { model: vertexGeminiModel, messages: [{ role: 'user', content: 'hi' }] };
+    const response = await bed.send('chat', token, body);
+    expect(response.statusCode).toBe(429);
+    expect(response.headers['retry-after']).toBe(String(fakeGeminiRetryDelaySeconds));
+    const calls = bed.fake.requests.length;
+    expect((await bed.send('chat', token, body)).statusCode).toBe(429);
+    expect(bed.fake.requests).toHaveLength(calls);
   });
 });
