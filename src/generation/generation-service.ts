@@ -648,8 +648,9 @@ export class GenerationService {
 
   /**
    * One model's side of the request. Cross-dialect deployments are encoded at once (their
-   * translation issues decide whether they can carry the request at all); same-dialect ones,
-   * which always can, only when the router picks them.
+   * translation issues decide whether they can carry the request at all), and so are
+   * same-dialect ones whose transport refuses some calls; other same-dialect ones, which always
+   * can, only when the router picks them.
    */
   #openLeg(request: RequestPlan, model: CatalogModel, asked: number | undefined): Leg {
     const outputLimit = Math.min(asked ?? model.maxOutputTokens, model.maxOutputTokens);
@@ -675,7 +676,10 @@ export class GenerationService {
       },
     };
     for (const deployment of model.deployments) {
-      if (deployment.dialects[request.surface.name] !== sameDialectProvider[request.surface.name])
+      if (
+        deployment.dialects[request.surface.name] !== sameDialectProvider[request.surface.name] ||
+        deployment.transport.refuseCall !== undefined
+      )
         leg.attempt(deployment);
     }
     return leg;
@@ -705,7 +709,21 @@ export class GenerationService {
       defaultMaxOutputTokens: leg.model.maxOutputTokens,
     };
     const dialect = deployment.dialects[surface.name];
+    const { refuseCall } = deployment.transport;
     if (dialect === sameDialectProvider[surface.name]) {
+      if (refuseCall !== undefined) {
+        // The relayed body is decoded only for a transport that refuses some of what it carries.
+        request.decoded ??= surface.decodeRequest(body);
+        const { value, origins } = request.decoded;
+        const refused = refuseCall(value, dialect);
+        if (refused.length > 0) {
+          leg.issues ??= {
+            kept: origins.locateIssues(value, refused),
+            route: `${surface.name} → ${deployment.provider.kind}`,
+          };
+          return null;
+        }
+      }
       const prepared = this.#dependencies.passthrough[surface.name].prepare(body, options);
       return {
         deployment,
@@ -727,7 +745,10 @@ export class GenerationService {
     });
     const encoded = this.#dependencies.providers[dialect].encodeRequest(call, options);
     // The provider speaks canonical paths; the client is told its own.
-    const encodedIssues = decoded.origins.locateIssues(call, encoded.issues);
+    const encodedIssues = decoded.origins.locateIssues(call, [
+      ...encoded.issues,
+      ...(refuseCall?.(call, dialect) ?? []),
+    ]);
     const split = splitIgnored([...decoded.issues, ...encodedIssues], leg.model, body);
     if (split.kept.length > 0) {
       leg.issues ??= { kept: split.kept, route: `${surface.name} → ${dialect}` };

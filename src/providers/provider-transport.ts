@@ -1,4 +1,5 @@
 import type { UpstreamKey } from '../catalog/upstream-key.ts';
+import type { GenerationCall, TranslationIssue } from '../canonical/generation-call.ts';
 import type { UpstreamEvent } from './provider-codec.ts';
 
 /**
@@ -60,6 +61,13 @@ export interface ProviderTransport {
     dialect: UpstreamDialect,
     body: Record<string, unknown>,
   ): UpstreamTokenCount | undefined;
+  /**
+   * What this service refuses of a call its dialect can carry (Claude on Vertex AI: an image by
+   * URL), as issues at canonical paths; none, or absent: the dialect's codec decides alone. Asked
+   * of relayed calls too, so the request can go to a deployment that carries it or be refused
+   * with 400 naming the client's field, rather than sent to fail.
+   */
+  refuseCall?(call: GenerationCall, dialect: UpstreamDialect): TranslationIssue[];
   /** The streamed answer as upstream events; server-sent events when absent. */
   readEventBatches?(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent[]>;
 }

@@ -10,6 +10,8 @@ import { startTestGateway, testModel, type TestGateway } from '../support/test-g
 export const vertexModel = 'claude-on-vertex';
 export const vertexUpstreamModel = 'claude-sonnet-4-5@20250929';
 export const vertexGeminiModel = 'gemini-on-vertex';
+/** On Vertex AI first, on Anthropic's own API (the fake's `/v1/messages`) when Vertex cannot. */
+export const anywhereModel = 'claude-anywhere';
 
 export interface VertexBed {
   fake: FakeUpstream;
@@ -73,6 +75,7 @@ export async function startVertexBed(
           baseUrl: fake.url,
           apiKeyEnv: Object.keys(env),
         },
+        direct: { kind: 'anthropic', baseUrl: fake.url },
       },
       models: [
         testModel(vertexModel, 'vertex', {
@@ -81,6 +84,12 @@ export async function startVertexBed(
         }),
         testModel(vertexGeminiModel, 'vertex', {
           deployments: [{ provider: 'vertex', upstreamModel: 'gemini-2.5-flash' }],
+        }),
+        testModel(anywhereModel, 'vertex', {
+          deployments: [
+            { provider: 'vertex', upstreamModel: vertexUpstreamModel, priority: 0 },
+            { provider: 'direct', upstreamModel: 'claude-sonnet-4-5', priority: 1 },
+          ],
         }),
       ],
       ...(options.routing !== undefined ? { routing: options.routing } : {}),

@@ -2,9 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { WireJson } from '../fake-upstream/call-fake-upstream.ts';
 import type { RecordedRequest } from '../fake-upstream/fake-upstream-server.ts';
-import { buildRequest, type Conversation } from '../generation/surface-clients.ts';
+import {
+  buildRequest,
+  type Conversation,
+  type SurfaceName,
+} from '../generation/surface-clients.ts';
 import { fakeGeminiRetryDelaySeconds } from '../fake-upstream/wire-gemini.ts';
 import {
+  anywhereModel,
   startVertexBed,
   vertexGeminiModel,
   vertexModel,
@@ -235,4 +240,81 @@ describe('Gemini on Vertex AI', () => {
     expect((await bed.send('chat', token, body)).statusCode).toBe(429);
     expect(bed.fake.requests).toHaveLength(calls);
   });
+});
+
+describe('an image by URL, which Claude on Vertex AI refuses', () => {
+  const image = 'https://example.test/cat.png';
+  const bodies: Record<SurfaceName, (model: string) => Record<string, unknown>> = {
+    messages: (model) => ({
+      model,
+      max_tokens: 100,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image', source: { type: 'url', url: image } },
+          ],
+        },
+      ],
+    }),
+    chat: (model) => ({
+      model,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: image } },
+          ],
+        },
+      ],
+    }),
+    responses: (model) => ({
+      model,
+      store: false,
+      input: [
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is this?' },
+            { type: 'input_image', image_url: image },
+          ],
+        },
+      ],
+    }),
+  };
+  const clientPaths: Record<SurfaceName, string> = {
+    messages: 'messages[0].content[1]',
+    chat: 'messages[0].content[1]',
+    responses: 'input[0].content[1]',
+  };
+
+  for (const surface of ['messages', 'chat', 'responses'] as const) {
+    it(`${surface}: is a 400 naming the client's field when only Vertex AI serves the model`, async () => {
+      const { token } = await bed.newClient();
+      const response = await bed.send(surface, token, bodies[surface](vertexModel));
+      expect(response.statusCode, response.body).toBe(400);
+      const error = JSON.parse(response.body).error;
+      expect(error.message).toContain(clientPaths[surface]);
+      expect(error.message).toContain('Claude on Vertex AI takes images inline');
+      expect(bed.fake.requests).toHaveLength(0);
+    });
+
+    it(`${surface}: goes to a deployment that takes it`, async () => {
+      const { token } = await bed.newClient();
+      const response = await bed.send(surface, token, bodies[surface](anywhereModel));
+      expect(response.statusCode, response.body).toBe(200);
+      expect(bed.fake.requests.map((request) => request.path)).toEqual(['/v1/messages']);
+      // Without the image the preferred deployment, Vertex AI, answers.
+      const plain = await bed.send(
+        surface,
+        token,
+        buildRequest(surface, conversation({ model: anywhereModel })),
+      );
+      expect(plain.statusCode, plain.body).toBe(200);
+      expect(bed.fake.requests.at(-1)?.path).toBe(`${modelPath}:rawPredict`);
+    });
+  }
 });

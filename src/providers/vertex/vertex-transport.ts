@@ -18,6 +18,7 @@ import {
   vertexPublisherOf,
 } from './build-vertex-path.ts';
 import { GoogleAccessTokens, GoogleTokenError } from './google-access-tokens.ts';
+import { refuseVertexAnthropicCall } from './refuse-vertex-anthropic-call.ts';
 
 /** What Vertex AI's `countTokens` takes of a generateContent body (its CountTokensRequest). */
 const geminiCountedFields = ['contents', 'systemInstruction', 'tools'];
@@ -53,6 +54,8 @@ export function vertexTransport(provider: TextProviderConfig): ProviderTransport
             upstreamModel,
             stream ? 'streamRawPredict' : 'rawPredict',
           ),
+    // The Gemini codec refuses images by URL itself.
+    refuseCall: (call, dialect) => (dialect === 'anthropic' ? refuseVertexAnthropicCall(call) : []),
     adaptBody: (body, { dialect }) =>
       dialect === 'anthropic' ? adaptVertexAnthropicBody(body) : body,
     countTokens(upstreamModel, dialect, body) {
