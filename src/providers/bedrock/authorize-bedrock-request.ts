@@ -1,0 +1,87 @@
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { Hash } from '@smithy/hash-node';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, Provider } from '@smithy/types';
+
+/** What a signature covers: the path and query, the headers and the exact bytes sent. */
+export interface SignableRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+export interface BedrockSigning {
+  /** The provider's `baseUrl` origin (its host is signed). */
+  origin: string;
+  region: string;
+  credentials: Provider<AwsCredentialIdentity>;
+  /** For tests: the signing time. */
+  signingDate?: Date;
+}
+
+let environmentCredentials: Provider<AwsCredentialIdentity> | undefined;
+
+/**
+ * The AWS environment's credentials (the Node.js provider chain: `AWS_ACCESS_KEY_ID` and
+ * `AWS_SECRET_ACCESS_KEY` with `AWS_SESSION_TOKEN`, `AWS_PROFILE` and the shared files, SSO, web
+ * identity, the container and instance roles), made once. The chain memoizes what it found and
+ * fetches temporary credentials again shortly before they expire.
+ */
+export function awsEnvironmentCredentials(): Provider<AwsCredentialIdentity> {
+  environmentCredentials ??= defaultProvider();
+  return environmentCredentials;
+}
+
+/**
+ * Signs a Bedrock Runtime request with AWS Signature Version 4 (service `bedrock`) in place:
+ * `authorization`, `x-amz-date`, `x-amz-content-sha256`, `x-amz-security-token` with temporary
+ * credentials, and the `host` the signature names. The path is escaped once more for the
+ * canonical request, as SigV4 wants for every service but S3 (a model id's `%3A` signs as
+ * `%253A`).
+ */
+export async function signBedrockRequest(
+  request: SignableRequest,
+  signing: BedrockSigning,
+): Promise<void> {
+  const url = new URL(signing.origin);
+  const signer = new SignatureV4({
+    service: 'bedrock',
+    region: signing.region,
+    credentials: signing.credentials,
+    sha256: Hash.bind(null, 'sha256'),
+  });
+  const [path = '/', search] = request.path.split('?', 2);
+  const signed = await signer.sign(
+    {
+      method: 'POST',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port !== '' ? { port: Number(url.port) } : {}),
+      path,
+      query: Object.fromEntries(new URLSearchParams(search ?? '')),
+      headers: { ...request.headers, host: url.host },
+      body: request.body,
+    },
+    signing.signingDate !== undefined ? { signingDate: signing.signingDate } : {},
+  );
+  Object.assign(request.headers, signed.headers);
+}
+
+/**
+ * The credential of a Bedrock request: a Bedrock API key (the provider's `apiKeyEnv`) as a Bearer
+ * token, else a SigV4 signature with the AWS environment's credentials.
+ */
+export async function authorizeBedrockRequest(
+  request: SignableRequest,
+  apiKey: string | undefined,
+  signing: Omit<BedrockSigning, 'credentials'> & { credentials?: Provider<AwsCredentialIdentity> },
+): Promise<void> {
+  if (apiKey !== undefined) {
+    request.headers.authorization = `Bearer ${apiKey}`;
+    return;
+  }
+  await signBedrockRequest(request, {
+    ...signing,
+    credentials: signing.credentials ?? awsEnvironmentCredentials(),
+  });
+}
