@@ -11,6 +11,7 @@ import {
 import { defaultFakeReply } from './default-fake-reply.ts';
 import type { FakeDialectRenderer, RenderContext } from './fake-dialect-renderer.ts';
 import { createFakeIdSource } from './fake-ids.ts';
+import type { FakeWire, FakeWireState } from './fake-wire.ts';
 import type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
 import { createFakePromptCache } from './fake-prompt-cache.ts';
 import type {
@@ -27,10 +28,12 @@ import { renderRateLimitHeaders } from './render-rate-limit-headers.ts';
 import type { FakeRateLimits } from './render-rate-limit-headers.ts';
 import { estimateTokens, resolveFakeReply } from './resolve-fake-reply.ts';
 import { writeJsonReply, writeSseReply } from './write-fake-reply.ts';
+import { createBedrockWire, type FakeBedrockOptions } from './wire-bedrock.ts';
 
 export type * from './fake-reply.ts';
 export type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
 export type { FakeRateLimits } from './render-rate-limit-headers.ts';
+export type { FakeAwsCredentials, FakeBedrockOptions } from './wire-bedrock.ts';
 
 export interface FakeUpstreamOptions {
   /** Answer 401 unless the request carries this key (see `carriesKey`). */
@@ -41,6 +44,8 @@ export interface FakeUpstreamOptions {
   promptCache?: boolean;
   /** Milliseconds since the epoch, for cache lifetimes and reset times; `Date.now` by default. */
   now?: () => number;
+  /** Amazon Bedrock's routes (`/model/{modelId}/…`): the SigV4 credentials they accept. */
+  bedrock?: FakeBedrockOptions;
 }
 
 export interface FakeUpstream {
@@ -143,6 +148,15 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const keyBehaviours = new Map<string, FakeKeyBehaviour>();
   const keyRateLimits = new Map<string, FakeRateLimits>();
   const promptCache = options.promptCache === true ? createFakePromptCache(now) : undefined;
+  const wires: FakeWire[] = [createBedrockWire(options.bedrock)];
+  const wireState: FakeWireState = {
+    takeReply: () => replies.shift(),
+    takeTokenCount: () => tokenCounts.shift(),
+    keyRule: (key) => (key === undefined ? undefined : keyBehaviours.get(key)),
+    promptCache,
+    ids,
+    requireKey: options.requireKey,
+  };
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const recorded = recordRequest(request, await readBody(request));
@@ -151,6 +165,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     response.on('close', () => {
       if (!response.writableFinished && !cutByFake) recorded.clientAborted = true;
     });
+    const wire = wires.find((candidate) => candidate.matches(recorded.path));
+    if (wire !== undefined) {
+      return wire.answer(recorded, response, wireState, () => {
+        cutByFake = true;
+      });
+    }
 
     const renderer = generationRoutes[recorded.path] ?? tokenCountRoutes[recorded.path];
     const anthropicStyle = isAnthropicStyle(renderer, recorded.headers);
