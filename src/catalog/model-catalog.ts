@@ -5,6 +5,9 @@ import type {
   TextProviderConfig,
   TokenizerName,
 } from '../config/config-schema.ts';
+import type { ProviderTransport, UpstreamDialect } from '../providers/provider-transport.ts';
+import { providerTransports } from '../providers/provider-transports.ts';
+import type { SurfaceName } from '../surfaces/surface-codec.ts';
 import { chooseTokenizer } from './choose-tokenizer.ts';
 import { readUpstreamKeys, type UpstreamKey } from './upstream-key.ts';
 
@@ -14,6 +17,10 @@ export interface Deployment {
   upstreamModel: string;
   /** `provider/upstream-model`, as usage records name it. */
   label: string;
+  /** How its provider is reached: paths, credentials, stream framing. */
+  transport: ProviderTransport;
+  /** The dialect it speaks to a client of each surface (provider-transport.ts). */
+  dialects: Readonly<Record<SurfaceName, UpstreamDialect>>;
   /** The local tokenizer for the upstream model's prompts (OpenAI-style deployments only). */
   tokenizer?: TokenizerName;
   /** Lower is tried first (docs/routing.md). */
@@ -67,6 +74,15 @@ export class ModelCatalog {
   /** `env` holds the providers' keys (read once here: a reload builds a new catalog). */
   constructor(config: Pick<Config, 'models' | 'providers'>, env: NodeJS.ProcessEnv = {}) {
     const keysByProvider = new Map<string, UpstreamKey[]>();
+    const transports = new Map<string, ProviderTransport>();
+    const transportOf = (providerId: string, provider: TextProviderConfig): ProviderTransport => {
+      let transport = transports.get(providerId);
+      if (transport === undefined) {
+        transport = providerTransports[provider.kind](provider, env);
+        transports.set(providerId, transport);
+      }
+      return transport;
+    };
     const keysOf = (providerId: string, provider: TextProviderConfig): UpstreamKey[] => {
       let keys = keysByProvider.get(providerId);
       if (keys === undefined) {
@@ -80,11 +96,19 @@ export class ModelCatalog {
         // load-config.ts refuses a text model on a provider of another kind.
         const provider = config.providers[deployment.provider] as TextProviderConfig;
         const tokenizer = chooseTokenizer(provider, deployment.upstreamModel, deployment.tokenizer);
+        const transport = transportOf(deployment.provider, provider);
+        const { upstreamModel } = deployment;
         const built: Deployment = {
           providerId: deployment.provider,
           provider,
-          upstreamModel: deployment.upstreamModel,
-          label: `${deployment.provider}/${deployment.upstreamModel}`,
+          upstreamModel,
+          label: `${deployment.provider}/${upstreamModel}`,
+          transport,
+          dialects: {
+            messages: transport.dialect(upstreamModel, 'anthropic'),
+            chat: transport.dialect(upstreamModel, 'openai-chat'),
+            responses: transport.dialect(upstreamModel, 'openai-responses'),
+          },
           ...(tokenizer !== undefined ? { tokenizer } : {}),
           priority: deployment.priority,
           weight: deployment.weight,

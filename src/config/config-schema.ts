@@ -33,10 +33,37 @@ export const ProviderConfigSchema = Type.Object(
         Type.Literal('openai-chat'),
         Type.Literal('openai-responses'),
         Type.Literal('openai-transcription'),
+        Type.Literal('azure-openai'),
       ],
-      { description: 'Upstream wire dialect.' },
+      { description: 'How the upstream is reached and which dialect it speaks.' },
     ),
-    baseUrl: Type.String({ minLength: 1, description: 'e.g. https://api.anthropic.com' }),
+    baseUrl: Type.String({
+      minLength: 1,
+      description:
+        'e.g. https://api.anthropic.com. bedrock, vertex, gemini and azure-openai: the origin only (scheme, host, port); bedrock, vertex and gemini default to the public endpoint of their region.',
+    }),
+    region: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'bedrock and vertex: the cloud region, e.g. us-east-1 or us-east5.',
+      }),
+    ),
+    project: Type.Optional(
+      Type.String({ minLength: 1, description: 'vertex: the Google Cloud project id.' }),
+    ),
+    apiVersion: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'azure-openai: the api-version of the deployment routes; without it the /openai/v1/ routes.',
+      }),
+    ),
+    authScheme: Type.Optional(
+      Type.Union([Type.Literal('api-key'), Type.Literal('bearer')], {
+        description:
+          'azure-openai: send the key as the api-key header (default) or as a Bearer token.',
+      }),
+    ),
     apiKeyEnv: Type.Optional(
       Type.Union([
         Type.String({

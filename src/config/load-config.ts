@@ -6,6 +6,7 @@ import { ConfigSchema, ProviderConfigSchema, type Config } from './config-schema
 import { checkImagesConfig } from './check-images-config.ts';
 import { checkSearchConfig } from './check-search-config.ts';
 import { checkTranscriptionConfig } from './check-transcription-config.ts';
+import { checkCloudProvider, defaultBaseUrl } from './cloud-provider-settings.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -40,7 +41,13 @@ export function parseConfig(raw: unknown): Config {
   const providers = withDefaults.providers;
   if (typeof providers === 'object' && providers !== null) {
     for (const [name, provider] of Object.entries(providers)) {
-      (providers as Record<string, unknown>)[name] = Value.Default(ProviderConfigSchema, provider);
+      const filled = Value.Default(ProviderConfigSchema, provider) as Record<string, unknown>;
+      // A cloud kind's endpoint follows from its region (cloud-provider-settings.ts).
+      if (typeof filled === 'object' && filled !== null && filled.baseUrl === undefined) {
+        const baseUrl = defaultBaseUrl(filled);
+        if (baseUrl !== undefined) filled.baseUrl = baseUrl;
+      }
+      (providers as Record<string, unknown>)[name] = filled;
     }
   }
   if (!compiledConfigSchema.Check(withDefaults)) {
@@ -124,14 +131,19 @@ function checkReferences(config: Config): void {
         `providers.${name}.forwardCompaction: only an openai-responses provider has compaction`,
       );
     }
-    if (provider.countInputTokens !== undefined && provider.kind === 'anthropic') {
+    if (
+      provider.countInputTokens !== undefined &&
+      provider.kind !== 'openai-chat' &&
+      provider.kind !== 'openai-responses'
+    ) {
       problems.push(
-        `providers.${name}.countInputTokens: an anthropic provider is counted through its own count_tokens`,
+        `providers.${name}.countInputTokens: only an openai-chat or openai-responses provider has /v1/responses/input_tokens`,
       );
     }
     if (provider.tokenizePath !== undefined && provider.kind !== 'openai-chat') {
       problems.push(`providers.${name}.tokenizePath: only an openai-chat provider has one`);
     }
+    problems.push(...checkCloudProvider(name, provider));
   }
   // Installers write this URL into client configuration (docs/installers.md).
   if (

@@ -1,3 +1,4 @@
+import type { UpstreamDialect } from '../providers/provider-transport.ts';
 /**
  * Characters of answer (text, reasoning, tool arguments) that one relayed event carries, read
  * from its parsed data: what a stream cut short is billed for when the upstream's own count never
@@ -54,10 +55,7 @@ export function countResponsesRelayedText(data: unknown): number {
  * complete answer without a usage report is billed for (docs/decisions/0016), so an upstream
  * that leaves usage out never gives its output away.
  */
-export const countAnswerText: Record<
-  'anthropic' | 'openai-chat' | 'openai-responses',
-  (body: unknown) => number
-> = {
+export const countAnswerText: Record<UpstreamDialect, (body: unknown) => number> = {
   anthropic(body) {
     if (!isObject(body) || !Array.isArray(body.content)) return 0;
     let characters = 0;

@@ -18,6 +18,7 @@ import type { PassthroughAdapter } from './passthrough-adapter.ts';
 import { countCallTokens } from './count-call-tokens.ts';
 import { countsInputTokens } from './counts-input-tokens.ts';
 import type { PromptTokenizers } from './prompt-tokenizers.ts';
+import { UpstreamCredentialError, type TransportRequest } from '../providers/provider-transport.ts';
 import { buildUpstreamHeaders } from './upstream-headers.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -216,25 +217,30 @@ export class CountTokensService {
     let status: number;
     let headers: Headers;
     try {
-      const response = await dependencies.pools.send(deployment.provider, {
+      const sent: TransportRequest = {
         path,
-        headers: buildUpstreamHeaders(
-          deployment.provider,
-          dependencies.providerKey(deployment.providerId),
-          options.clientHeaders,
-          { sameDialect: options.sameDialect, stream: false },
-        ),
+        headers: buildUpstreamHeaders(deployment.provider, undefined, options.clientHeaders, {
+          sameDialect: options.sameDialect,
+          stream: false,
+        }),
         body: JSON.stringify(body),
+      };
+      const key = deployment.targets[0]?.key;
+      if (key !== undefined) await deployment.transport.authorize(sent, key);
+      const response = await dependencies.pools.send(deployment.provider, {
+        ...sent,
         signal: options.signal,
       });
       status = response.statusCode;
       headers = response.headers;
       responseText = await response.body.text();
     } catch (error) {
-      if (!isTransportFailure(error) && !(error instanceof DOMException)) throw error;
+      const uncredentialed = error instanceof UpstreamCredentialError;
+      if (!uncredentialed && !isTransportFailure(error) && !(error instanceof DOMException))
+        throw error;
       throw new ApiError(
         'upstream_error',
-        `The upstream could not be reached: ${(error as Error).message}`,
+        `${uncredentialed ? "The upstream's credentials could not be obtained" : 'The upstream could not be reached'}: ${(error as Error).message}`,
       );
     }
     if (status >= 400) {

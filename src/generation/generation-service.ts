@@ -11,11 +11,13 @@ import type { Usage } from '../canonical/usage.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { formatCredits } from '../billing/micro-credits.ts';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.ts';
-import type {
-  ProviderCodec,
-  ProviderKind,
-  ProviderRequestOptions,
-} from '../providers/provider-codec.ts';
+import type { ProviderCodec, ProviderRequestOptions } from '../providers/provider-codec.ts';
+import {
+  UpstreamCredentialError,
+  type TransportRequest,
+  type UpstreamDialect,
+} from '../providers/provider-transport.ts';
+import { readUpstreamEventBatches } from '../providers/shared/read-upstream-events.ts';
 import {
   mapUpstreamStatus,
   upstreamOrigin,
@@ -67,7 +69,8 @@ export interface GenerationDependencies {
   catalog: ModelCatalog;
   pools: UpstreamPools;
   billing: BillingDependencies;
-  providers: Record<ProviderKind, ProviderCodec>;
+  /** The codec of each upstream dialect (a provider kind says which one its deployments speak). */
+  providers: Record<UpstreamDialect, ProviderCodec>;
   passthrough: Record<SurfaceName, PassthroughAdapter>;
   /** Chooses each attempt's target and learns from its answer (docs/routing.md). */
   router: Router;
@@ -183,7 +186,7 @@ export interface ResponsesCompactionHook {
  */
 const balanceReadBoundMs = 100;
 
-const sameDialectProvider: Record<SurfaceName, ProviderKind> = {
+const sameDialectProvider: Record<SurfaceName, UpstreamDialect> = {
   messages: 'anthropic',
   chat: 'openai-chat',
   responses: 'openai-responses',
@@ -192,6 +195,8 @@ const sameDialectProvider: Record<SurfaceName, ProviderKind> = {
 /** An attempt's request, built per deployment because deployments may speak other dialects. */
 interface PlannedAttempt {
   deployment: Deployment;
+  /** What the deployment speaks to this request's surface. */
+  dialect: UpstreamDialect;
   sameDialect: boolean;
   body: Record<string, unknown>;
   /** Same dialect: the client's body that `body` edits, whose text is reused (json-source.ts). */
@@ -529,6 +534,7 @@ export class GenerationService {
         ),
       outputLimit: leg.outputLimit,
       deployment: attempt.deployment.label,
+      readEventBatches: attempt.deployment.transport.readEventBatches ?? readUpstreamEventBatches,
       abort: () => upstreamAbort.abort(),
       clientGone: () => input.signal.aborted,
       cleanup: () => {
@@ -543,7 +549,7 @@ export class GenerationService {
         context,
         sameDialect: attempt.sameDialect,
         passthrough: this.#dependencies.passthrough[surface.name],
-        provider: this.#dependencies.providers[attempt.deployment.provider.kind],
+        provider: this.#dependencies.providers[attempt.dialect],
         call: attempt.call,
       });
       const trace: GenerationTrace = {
@@ -593,7 +599,7 @@ export class GenerationService {
       : translateStream(
           response,
           context,
-          this.#dependencies.providers[attempt.deployment.provider.kind],
+          this.#dependencies.providers[attempt.dialect],
           attempt.call as GenerationCall,
           promptSize,
         );
@@ -668,7 +674,7 @@ export class GenerationService {
       },
     };
     for (const deployment of model.deployments) {
-      if (deployment.provider.kind !== sameDialectProvider[request.surface.name])
+      if (deployment.dialects[request.surface.name] !== sameDialectProvider[request.surface.name])
         leg.attempt(deployment);
     }
     return leg;
@@ -697,11 +703,12 @@ export class GenerationService {
       promptCache: request.promptCache,
       defaultMaxOutputTokens: leg.model.maxOutputTokens,
     };
-    const kind = deployment.provider.kind;
-    if (kind === sameDialectProvider[surface.name]) {
+    const dialect = deployment.dialects[surface.name];
+    if (dialect === sameDialectProvider[surface.name]) {
       const prepared = this.#dependencies.passthrough[surface.name].prepare(body, options);
       return {
         deployment,
+        dialect,
         sameDialect: true,
         // The upstream never writes more than the hold was sized for (docs/decisions/0015).
         body: limitOutputTokens(surface.name, prepared.body, leg.outputLimit),
@@ -717,16 +724,17 @@ export class GenerationService {
     const call = copyWith(decoded.value, {
       maxOutputTokens: Math.min(decoded.value.maxOutputTokens ?? leg.outputLimit, leg.outputLimit),
     });
-    const encoded = this.#dependencies.providers[kind].encodeRequest(call, options);
+    const encoded = this.#dependencies.providers[dialect].encodeRequest(call, options);
     // The provider speaks canonical paths; the client is told its own.
     const encodedIssues = decoded.origins.locateIssues(call, encoded.issues);
     const split = splitIgnored([...decoded.issues, ...encodedIssues], leg.model, body);
     if (split.kept.length > 0) {
-      leg.issues ??= { kept: split.kept, route: `${surface.name} → ${kind}` };
+      leg.issues ??= { kept: split.kept, route: `${surface.name} → ${dialect}` };
       return null;
     }
     return {
       deployment,
+      dialect,
       sameDialect: false,
       body: encoded.value,
       call,
@@ -742,7 +750,7 @@ export class GenerationService {
    * and is one log line; the client sees the most telling failure only when all failed.
    */
   async #route(legs: Leg[], call: RouteCall): Promise<Answered> {
-    const { pools, providers, router, now } = this.#dependencies;
+    const { pools, router, now } = this.#dependencies;
     const config = router.config;
     const deadline = now() + config.retryDeadlineMs;
     const failures = new FailureSummary(config.cooldownSeconds * 1000);
@@ -770,10 +778,19 @@ export class GenerationService {
         if (previous !== undefined && backoffAfter.has(previous) && config.backoffMs > 0)
           await waitJittered(config.backoffMs * 2 ** Math.min(attempts - 1, 5), call.signal);
         attempts += 1;
-        const { provider, providerId } = target.deployment;
-        const { path } = providers[provider.kind];
-        const secret = target.key.secret;
-        const origin = upstreamOrigin(providerId, provider, path, secret, target.key.env);
+        const { provider, providerId, transport } = target.deployment;
+        const path = transport.generationPath(
+          target.deployment.upstreamModel,
+          attempt.dialect,
+          call.stream,
+        );
+        const origin = upstreamOrigin(
+          providerId,
+          provider,
+          path,
+          target.key.secret,
+          target.key.env,
+        );
         const sentAt = now();
         const record: ObservedAttempt = {
           target: target.id,
@@ -787,15 +804,24 @@ export class GenerationService {
         call.observed.push(record);
         let failure: FailureClass;
         try {
-          const response = await pools.send(provider, {
+          const sent: TransportRequest = {
             path,
-            headers: buildUpstreamHeaders(provider, secret, call.clientHeaders, {
+            headers: buildUpstreamHeaders(provider, undefined, call.clientHeaders, {
               sameDialect: attempt.sameDialect,
               stream: call.stream,
             }),
-            body: encodeEdit(attempt.body, attempt.source),
-            signal: call.signal,
-          });
+            body: encodeEdit(
+              transport.adaptBody?.(attempt.body, {
+                dialect: attempt.dialect,
+                stream: call.stream,
+                clientHeaders: call.clientHeaders,
+              }) ?? attempt.body,
+              attempt.source,
+            ),
+          };
+          const authorized = transport.authorize(sent, target.key);
+          if (authorized !== undefined) await authorized;
+          const response = await pools.send(provider, { ...sent, signal: call.signal });
           record.endedAt = now();
           record.status = response.statusCode;
           if (response.statusCode < 400) {
@@ -837,7 +863,8 @@ export class GenerationService {
             releaseSources(legs);
             throw new ApiError('upstream_error', 'The client went away.', { status: 499 });
           }
-          if (!isTransportFailure(error)) {
+          const uncredentialed = error instanceof UpstreamCredentialError;
+          if (!uncredentialed && !isTransportFailure(error)) {
             plan.abandon(target);
             router.finished(target);
             releaseSources(legs);
@@ -853,7 +880,7 @@ export class GenerationService {
             describeAttempt(
               new ApiError(
                 'upstream_error',
-                `The upstream could not be reached or read: ${(error as Error).message}`,
+                `${uncredentialed ? "The upstream's credentials could not be obtained" : 'The upstream could not be reached or read'}: ${(error as Error).message}`,
                 {
                   diagnosis: {
                     provider: providerId,

@@ -54,7 +54,7 @@ export async function readJsonAnswer(input: {
     reported ??
     chargeDeliveredUsage(
       undefined,
-      { events: 1, characters: countAnswerText[input.provider.kind](parsed) },
+      { events: 1, characters: countAnswerText[input.provider.dialect](parsed) },
       context,
     );
   if (input.sameDialect) {

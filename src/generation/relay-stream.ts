@@ -4,8 +4,7 @@ import type { FinishReason } from '../canonical/finish-reason.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 import type { Usage } from '../canonical/usage.ts';
 import { chargeDeliveredUsage, type Delivered } from './charge-delivered-usage.ts';
-import type { ProviderCodec } from '../providers/provider-codec.ts';
-import { readUpstreamEventBatches } from '../providers/shared/read-upstream-events.ts';
+import type { ProviderCodec, UpstreamEvent } from '../providers/provider-codec.ts';
 import { isTimeout, type UpstreamResponse } from '../providers/shared/upstream-pool.ts';
 import type { SurfaceCodec, SurfaceEncodeContext } from '../surfaces/surface-codec.ts';
 import type { BillingSession, SessionEnd } from './billing-session.ts';
@@ -31,6 +30,8 @@ export interface StreamContext {
   /** The output limit the upstream was sent: no estimate of a cut answer's output exceeds it. */
   outputLimit: number;
   deployment: string;
+  /** The upstream's stream framing: server-sent events, or its transport's own. */
+  readEventBatches(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent[]>;
   abort(): void;
   /** True once the client went away: a broken upstream read is then our own abort. */
   clientGone(): boolean;
@@ -102,7 +103,7 @@ export async function* relayStream(
   let outcome: SessionEnd['outcome'] = 'cancelled';
   try {
     // One string per upstream read, however many events it held: one await each.
-    for await (const events of readUpstreamEventBatches(response.body)) {
+    for await (const events of context.readEventBatches(response.body)) {
       let frames = '';
       for (const event of events) {
         // A delta of the shape learnt below: valid, and like that event but for its text.
@@ -240,7 +241,7 @@ export async function* translateStream(
   // however many events it held (one await each); a failure sends them before its error event.
   let frames = '';
   try {
-    for await (const events of readUpstreamEventBatches(response.body)) {
+    for await (const events of context.readEventBatches(response.body)) {
       for (const event of events) {
         let parts = decoder.push(event);
         if (sizeAtStart !== undefined && parts.length > 0) {

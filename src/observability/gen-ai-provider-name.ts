@@ -1,10 +1,17 @@
 /**
- * The OpenTelemetry `gen_ai.provider.name` of a provider kind: the well-known value of the
- * dialect's family, whoever serves it (an OpenAI-compatible server speaks as `openai`).
+ * The OpenTelemetry `gen_ai.provider.name` of a provider kind: the well-known value of a cloud
+ * service by its name, else that of the dialect's family, whoever serves it (an
+ * OpenAI-compatible server speaks as `openai`).
  */
 export function genAiProviderName(providerKind: string): string {
-  return providerKind === 'anthropic' ? 'anthropic' : 'openai';
+  return (
+    cloudProviderNames[providerKind] ?? (providerKind === 'anthropic' ? 'anthropic' : 'openai')
+  );
 }
+
+const cloudProviderNames: Readonly<Record<string, string>> = {
+  'azure-openai': 'azure.ai.openai',
+};
 
 /** The bucket boundaries the GenAI semantic conventions recommend for each instrument. */
 export const genAiBuckets = {

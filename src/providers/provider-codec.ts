@@ -2,7 +2,7 @@ import type { CodecResult, GenerationCall } from '../canonical/generation-call.t
 import type { GenerationResult } from '../canonical/generation-result.ts';
 import type { StreamPart } from '../canonical/stream-part.ts';
 
-export type ProviderKind = 'anthropic' | 'openai-chat' | 'openai-responses';
+import type { UpstreamDialect } from './provider-transport.ts';
 
 /** What the catalog says about the deployment a call goes to. */
 export interface ProviderRequestOptions {
@@ -29,8 +29,8 @@ export interface ProviderStreamDecoder {
 
 /** An outbound codec: the canonical model to and from an upstream dialect. Pure. */
 export interface ProviderCodec {
-  kind: ProviderKind;
-  /** The generation path relative to the provider's base URL, e.g. `/v1/messages`. */
+  dialect: UpstreamDialect;
+  /** The generation path of the dialect's own API, relative to its base URL, e.g. `/v1/messages`. */
   path: string;
   /**
    * Encodes the call for the upstream. Issues name, by the canonical field (`topK`,

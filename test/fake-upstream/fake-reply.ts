@@ -53,7 +53,7 @@ export interface FakeUsage {
 }
 
 /** Mapped to end_turn/max_tokens/tool_use, stop/length/tool_calls, completed/incomplete. */
-export type FakeFinishReason = 'stop' | 'length' | 'tool_calls';
+export type FakeFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
 export interface FakeMidStreamError {
   /** Number of the reply's normal SSE events sent before the error event replaces the rest. */
@@ -116,6 +116,10 @@ export type FakeDialect = 'anthropic' | 'chat' | 'responses';
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The route that answered: the path, or the dialect route a provider's own path maps to. */
+  route: string;
+  /** Set when the path is a cloud provider's own (e.g. Azure's `/openai/...`). */
+  wire?: 'azure-openai';
   query: Record<string, string>;
   /** Lower-cased names; repeated headers joined with `, `. */
   headers: Record<string, string>;

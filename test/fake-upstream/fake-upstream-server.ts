@@ -28,6 +28,7 @@ import { renderRateLimitHeaders } from './render-rate-limit-headers.ts';
 import type { FakeRateLimits } from './render-rate-limit-headers.ts';
 import { estimateTokens, resolveFakeReply } from './resolve-fake-reply.ts';
 import { writeJsonReply, writeSseReply } from './write-fake-reply.ts';
+import { azurePromptFilterChunk, matchAzureRoute, presentedAzureKey } from './wire-azure-openai.ts';
 import { createBedrockWire, type FakeBedrockOptions } from './wire-bedrock.ts';
 
 export type * from './fake-reply.ts';
@@ -120,16 +121,23 @@ function recordRequest(request: IncomingMessage, rawBody: string): RecordedReque
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const route = generationRoutes[url.pathname] ?? tokenCountRoutes[url.pathname];
+  const azure = matchAzureRoute(url.pathname);
+  const routePath = azure?.route ?? url.pathname;
+  const route = generationRoutes[routePath] ?? tokenCountRoutes[routePath];
   return {
     method: request.method ?? 'GET',
     path: url.pathname,
+    route: routePath,
+    ...(azure !== undefined ? { wire: 'azure-openai' as const } : {}),
     query: Object.fromEntries(url.searchParams),
     headers,
     body: parseJson(rawBody),
     rawBody,
     dialect: route?.dialect,
-    key: presentedKey(headers, isAnthropicStyle(route, headers)),
+    key:
+      azure !== undefined
+        ? presentedAzureKey(headers)
+        : presentedKey(headers, isAnthropicStyle(route, headers)),
     clientAborted: false,
   };
 }
@@ -172,7 +180,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       });
     }
 
-    const renderer = generationRoutes[recorded.path] ?? tokenCountRoutes[recorded.path];
+    const renderer = generationRoutes[recorded.route] ?? tokenCountRoutes[recorded.route];
     const anthropicStyle = isAnthropicStyle(renderer, recorded.headers);
     const errorRenderer = renderer ?? (anthropicStyle ? anthropicRenderer : chatRenderer);
     const headers = { [errorRenderer.requestIdHeader]: ids.next('req_') };
@@ -197,6 +205,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (!knownRoute) {
       return sendError({ status: 404, errorMessage: `fake-upstream: no route ${recorded.path}` });
     }
+    if (recorded.wire === 'azure-openai' && matchAzureRoute(recorded.path)?.versioned === true) {
+      if (recorded.query['api-version'] === undefined)
+        return sendError({ status: 404, errorMessage: 'Resource not found' });
+    }
     const key = recorded.key;
     const limits = key === undefined ? undefined : keyRateLimits.get(key);
     if (limits !== undefined) {
@@ -211,7 +223,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (rule?.status !== undefined) return sendError(rule);
     heldMs = rule?.delayMs ?? 0;
     if (options.requireKey !== undefined) {
-      if (!carriesKey(recorded.headers, options.requireKey, anthropicStyle)) {
+      const carried =
+        recorded.wire === 'azure-openai'
+          ? recorded.key === options.requireKey
+          : carriesKey(recorded.headers, options.requireKey, anthropicStyle);
+      if (!carried) {
         return sendError({ status: 401 });
       }
     }
@@ -224,10 +240,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       return sendError({ status: 400, errorMessage: 'fake-upstream: body is not a JSON object' });
     }
 
-    if (tokenCountRoutes[recorded.path] !== undefined) {
+    if (tokenCountRoutes[recorded.route] !== undefined) {
       const script = tokenCounts.shift();
       if (script !== undefined && 'status' in script) return sendError(script);
-      const count = renderTokenCount(recorded.path, script, recorded.rawBody);
+      const count = renderTokenCount(recorded.route, script, recorded.rawBody);
       return writeJsonReply(response, 200, headers, count, heldMs + (script?.delayMs ?? 0));
     }
 
@@ -252,7 +268,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       const rendered = renderer.renderJson(resolved, context);
       return writeJsonReply(response, 200, replyHeaders, rendered, delayMs);
     }
-    return writeSseReply(response, replyHeaders, renderer.renderStream(resolved, context), {
+    let frames = renderer.renderStream(resolved, context);
+    // Azure streams the prompt's content-filter results first, in a chunk without choices.
+    if (recorded.wire === 'azure-openai' && renderer === chatRenderer)
+      frames = [{ data: JSON.stringify(azurePromptFilterChunk) }, ...frames];
+    return writeSseReply(response, replyHeaders, frames, {
       delayMs,
       chunkDelayMs: reply.chunkDelayMs,
       cutAfterEvents: reply.cutAfterEvents,

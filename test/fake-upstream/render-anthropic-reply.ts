@@ -11,6 +11,7 @@ const stopReasons: Record<FakeFinishReason, string> = {
   stop: 'end_turn',
   length: 'max_tokens',
   tool_calls: 'tool_use',
+  content_filter: 'refusal',
 };
 
 /** Real signatures are opaque base64; this one is stable so round trips can be compared. */

@@ -49,7 +49,13 @@ function responseObject(
     status: state.status,
     background: false,
     error: state.error ?? null,
-    incomplete_details: state.status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    incomplete_details:
+      state.status === 'incomplete'
+        ? {
+            reason:
+              reply.finishReason === 'content_filter' ? 'content_filter' : 'max_output_tokens',
+          }
+        : null,
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     model: reply.model,
@@ -73,7 +79,10 @@ function responseObject(
 
 function finalState(reply: ResolvedReply, items: ResponsesItem[]): ResponseState {
   return {
-    status: reply.finishReason === 'length' ? 'incomplete' : 'completed',
+    status:
+      reply.finishReason === 'length' || reply.finishReason === 'content_filter'
+        ? 'incomplete'
+        : 'completed',
     output: items.map((item, index) => finishedItem(item, itemStatus(reply, items, index))),
     usage: reply.usage,
   };

@@ -5,7 +5,7 @@ import { createAnthropicStreamDecoder } from './decode-anthropic-stream.ts';
 
 /** The Anthropic Messages API as an upstream (POST /v1/messages). */
 export const anthropicProvider: ProviderCodec = {
-  kind: 'anthropic',
+  dialect: 'anthropic',
   path: '/v1/messages',
   encodeRequest: convertToAnthropicRequest,
   decodeResult: decodeAnthropicResult,

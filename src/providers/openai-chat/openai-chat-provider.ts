@@ -5,7 +5,7 @@ import { encodeOpenAIChatRequest } from './encode-openai-chat-request.ts';
 
 /** OpenAI chat completions and the many servers that speak it (docs/architecture.md). */
 export const openAIChatProvider: ProviderCodec = {
-  kind: 'openai-chat',
+  dialect: 'openai-chat',
   path: '/v1/chat/completions',
   encodeRequest: encodeOpenAIChatRequest,
   decodeResult: decodeOpenAIChatResult,

@@ -5,7 +5,7 @@ import { createOpenAIResponsesStreamDecoder } from './decode-openai-responses-st
 
 /** The OpenAI Responses API as an upstream (`POST /v1/responses`). */
 export const openAIResponsesProvider: ProviderCodec = {
-  kind: 'openai-responses',
+  dialect: 'openai-responses',
   path: '/v1/responses',
   encodeRequest: convertToOpenAIResponsesRequest,
   decodeResult: decodeOpenAIResponsesResult,
