@@ -8,6 +8,12 @@ import type {
 import type { TokenizerName } from '../config/config-schema.ts';
 import { readOpenAIChatTokenizeCount } from '../providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
 import { readOpenAIInputTokens } from '../providers/openai-responses/convert-to-openai-input-tokens-request.ts';
+import {
+  bedrockCountTokensPath,
+  bedrockInvokeCountTokensBody,
+  convertToBedrockConverseCountTokensRequest,
+  readBedrockInputTokens,
+} from '../providers/bedrock/convert-to-bedrock-count-tokens-request.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { mapUpstreamStatus, upstreamOrigin } from '../providers/shared/map-upstream-failure.ts';
 import { isTransportFailure, type UpstreamPools } from '../providers/shared/upstream-pool.ts';
@@ -53,12 +59,13 @@ export interface TokenCount {
   source: string;
 }
 
-type CountingMethod = 'anthropic' | 'input-tokens' | 'tokenize' | 'local';
+type CountingMethod = 'anthropic' | 'bedrock' | 'input-tokens' | 'tokenize' | 'local';
 
 /** How a deployment's prompts are counted: the upstream's own way first, the local one last. */
 function countingMethod(deployment: Deployment): CountingMethod | undefined {
   const { provider } = deployment;
   if (provider.kind === 'anthropic') return 'anthropic';
+  if (provider.kind === 'bedrock') return 'bedrock';
   if (countsInputTokens(provider)) return 'input-tokens';
   if (provider.tokenizePath !== undefined) return 'tokenize';
   return deployment.tokenizer !== undefined ? 'local' : undefined;
@@ -124,7 +131,48 @@ export class CountTokensService {
       });
       return { input_tokens: counted, source: 'upstream' };
     }
+    if (method === 'bedrock' && deployment.dialects.messages === 'anthropic') {
+      // InvokeModel's body needs an output limit; it does not change the count.
+      const body = dependencies.anthropicPassthrough.prepare(
+        { max_tokens: model.maxOutputTokens, ...input.body },
+        {
+          upstreamModel: deployment.upstreamModel,
+          promptCache: 'off',
+          defaultMaxOutputTokens: model.maxOutputTokens,
+        },
+      ).body;
+      const invokeBody =
+        deployment.transport.adaptBody?.(body, {
+          dialect: 'anthropic',
+          stream: false,
+          clientHeaders: input.headers,
+        }) ?? body;
+      const counted = await this.#ask(
+        deployment,
+        bedrockCountTokensPath(deployment.upstreamModel),
+        bedrockInvokeCountTokensBody(invokeBody),
+        { clientHeaders: input.headers, sameDialect: true, signal, read: readBedrockInputTokens },
+      );
+      return { input_tokens: counted, source: 'upstream' };
+    }
     const decoded = dependencies.messagesSurface.decodeRequest({ max_tokens: 1, ...input.body });
+    if (method === 'bedrock') {
+      const encoded = convertToBedrockConverseCountTokensRequest(
+        decoded.value,
+        deployment.upstreamModel,
+      );
+      refuseIssues(model.id, [
+        ...decoded.issues,
+        ...decoded.origins.locateIssues(decoded.value, encoded.issues),
+      ]);
+      const counted = await this.#ask(
+        deployment,
+        bedrockCountTokensPath(deployment.upstreamModel),
+        encoded.value,
+        { clientHeaders: input.headers, sameDialect: false, signal, read: readBedrockInputTokens },
+      );
+      return { input_tokens: counted, source: 'upstream' };
+    }
     if (method === 'local') {
       refuseIssues(model.id, decoded.issues);
       const encoding = deployment.tokenizer as TokenizerName;

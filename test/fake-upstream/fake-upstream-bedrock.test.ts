@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signBedrockRequest } from '../../src/providers/bedrock/authorize-bedrock-request.ts';
+import { signBedrockRequest } from '../../src/providers/bedrock/sign-bedrock-request.ts';
 import { readBedrockEventBatches } from '../../src/providers/bedrock/read-bedrock-event-stream.ts';
 import type { UpstreamEvent } from '../../src/providers/provider-codec.ts';
 import { startFakeUpstream } from './fake-upstream-server.ts';

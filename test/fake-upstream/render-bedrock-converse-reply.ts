@@ -14,6 +14,7 @@ const stopReasons: Record<FakeFinishReason, string> = {
   stop: 'end_turn',
   length: 'max_tokens',
   tool_calls: 'tool_use',
+  content_filter: 'content_filtered',
 };
 
 /**

@@ -3,9 +3,14 @@ import { convertToBedrockConverseRequest } from './convert-to-bedrock-converse-r
 import { decodeBedrockConverseResult } from './decode-bedrock-converse-result.ts';
 import { createBedrockConverseStreamDecoder } from './decode-bedrock-converse-stream.ts';
 
-/** Amazon Bedrock's Converse API as an upstream dialect (the path is the transport's). */
-export const bedrockConverseProvider = {
+/**
+ * Amazon Bedrock's Converse API as an upstream dialect (POST /model/{modelId}/converse; the
+ * transport names the model in the path and picks the streaming operation).
+ */
+export const bedrockConverseProvider: ProviderCodec = {
+  dialect: 'bedrock-converse',
+  path: '/model/{modelId}/converse',
   encodeRequest: convertToBedrockConverseRequest,
   decodeResult: decodeBedrockConverseResult,
   createStreamDecoder: createBedrockConverseStreamDecoder,
-} satisfies Pick<ProviderCodec, 'encodeRequest' | 'decodeResult' | 'createStreamDecoder'>;
+};

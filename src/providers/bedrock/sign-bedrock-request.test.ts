@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { authorizeBedrockRequest, signBedrockRequest } from './authorize-bedrock-request.ts';
+import { signBedrockRequest } from './sign-bedrock-request.ts';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',
@@ -79,23 +79,5 @@ describe('signBedrockRequest', () => {
     expect(signed.headers['x-amz-security-token']).toBe('FQoGZXIvYXdzEXAMPLE');
     expect(signed.headers.authorization).toContain('x-amz-date;x-amz-security-token,');
     expect(signed.headers.host).toBe('bedrock-runtime.us-east-1.amazonaws.com');
-  });
-});
-
-describe('authorizeBedrockRequest', () => {
-  it('sends a Bedrock API key as a Bearer token and signs nothing', async () => {
-    const sent = request();
-    let asked = false;
-    await authorizeBedrockRequest(sent, 'bedrock-api-key-123', {
-      origin: 'https://bedrock-runtime.us-east-1.amazonaws.com',
-      region: 'us-east-1',
-      credentials: async () => {
-        asked = true;
-        return credentials;
-      },
-    });
-    expect(sent.headers.authorization).toBe('Bearer bedrock-api-key-123');
-    expect(sent.headers['x-amz-date']).toBeUndefined();
-    expect(asked).toBe(false);
   });
 });

@@ -1,7 +1,5 @@
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, Provider } from '@smithy/types';
 
 /** What a signature covers: the path and query, the headers and the exact bytes sent. */
 export interface SignableRequest {
@@ -10,26 +8,20 @@ export interface SignableRequest {
   body: string | Buffer;
 }
 
+/** AWS credentials, possibly temporary; asked for at each signature (providers memoize). */
+export type AwsCredentialProvider = () => Promise<{
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}>;
+
 export interface BedrockSigning {
   /** The provider's `baseUrl` origin (its host is signed). */
   origin: string;
   region: string;
-  credentials: Provider<AwsCredentialIdentity>;
+  credentials: AwsCredentialProvider;
   /** For tests: the signing time. */
   signingDate?: Date;
-}
-
-let environmentCredentials: Provider<AwsCredentialIdentity> | undefined;
-
-/**
- * The AWS environment's credentials (the Node.js provider chain: `AWS_ACCESS_KEY_ID` and
- * `AWS_SECRET_ACCESS_KEY` with `AWS_SESSION_TOKEN`, `AWS_PROFILE` and the shared files, SSO, web
- * identity, the container and instance roles), made once. The chain memoizes what it found and
- * fetches temporary credentials again shortly before they expire.
- */
-export function awsEnvironmentCredentials(): Provider<AwsCredentialIdentity> {
-  environmentCredentials ??= defaultProvider();
-  return environmentCredentials;
 }
 
 /**
@@ -65,23 +57,4 @@ export async function signBedrockRequest(
     signing.signingDate !== undefined ? { signingDate: signing.signingDate } : {},
   );
   Object.assign(request.headers, signed.headers);
-}
-
-/**
- * The credential of a Bedrock request: a Bedrock API key (the provider's `apiKeyEnv`) as a Bearer
- * token, else a SigV4 signature with the AWS environment's credentials.
- */
-export async function authorizeBedrockRequest(
-  request: SignableRequest,
-  apiKey: string | undefined,
-  signing: Omit<BedrockSigning, 'credentials'> & { credentials?: Provider<AwsCredentialIdentity> },
-): Promise<void> {
-  if (apiKey !== undefined) {
-    request.headers.authorization = `Bearer ${apiKey}`;
-    return;
-  }
-  await signBedrockRequest(request, {
-    ...signing,
-    credentials: signing.credentials ?? awsEnvironmentCredentials(),
-  });
 }
