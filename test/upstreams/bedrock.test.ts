@@ -372,6 +372,15 @@ describe('Bedrock failures', () => {
     expect(bed.fake.requests).toHaveLength(0);
   });
 
+  it("answers a model's own failure (424 ModelErrorException) as the upstream's fault", async () => {
+    bed.fake.enqueue({ status: 424 });
+    const response = await send(
+      'responses',
+      buildRequest('responses', { model: 'nova-on-bedrock', stream: false, user: 'hi' }),
+    );
+    expect(response.statusCode).toBe(502);
+  });
+
   it('maps a Bedrock validation error to a 400 with its message', async () => {
     bed.fake.enqueue({
       status: 400,
