@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toPriceTable, priceUsage } from '../../src/billing/price-table.ts';
 import { usageFromParts } from '../../src/canonical/usage.ts';
+import { parseConfig } from '../../src/config/load-config.ts';
 import type { FakeUsage } from '../fake-upstream/fake-upstream-server.ts';
 import {
   buildRequest,
@@ -429,5 +430,35 @@ describe('count_tokens → a Converse model', () => {
     });
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('messages[0].content[0]');
+  });
+});
+
+describe('bedrock configuration', () => {
+  const config = (provider: Record<string, unknown>) =>
+    parseConfig({
+      dataDir: '/tmp/switchyard-bedrock-config',
+      providers: { aws: { kind: 'bedrock', ...provider } },
+      models: [
+        testModel('m', 'aws', { deployments: [{ provider: 'aws', upstreamModel: claudeId }] }),
+      ],
+    });
+
+  it("defaults the endpoint to the region's Bedrock Runtime", () => {
+    expect(config({ region: 'eu-west-1' }).providers.aws?.baseUrl).toBe(
+      'https://bedrock-runtime.eu-west-1.amazonaws.com',
+    );
+    expect(
+      config({ region: 'us-east-1', baseUrl: 'https://vpce-1.example.com' }).providers.aws?.baseUrl,
+    ).toBe('https://vpce-1.example.com');
+  });
+
+  it('refuses a baseUrl with a path, and a project or apiVersion', () => {
+    expect(() => config({ region: 'us-east-1', baseUrl: 'https://example.com/bedrock' })).toThrow(
+      /providers\.aws\.baseUrl: the service's origin only/,
+    );
+    expect(() => config({ region: 'us-east-1', project: 'p' })).toThrow(/providers\.aws\.project/);
+    expect(() => config({ region: 'us-east-1', apiVersion: '1' })).toThrow(
+      /providers\.aws\.apiVersion/,
+    );
   });
 });
