@@ -343,6 +343,65 @@ describe('messages → Claude on Bedrock (same-dialect relay)', () => {
   });
 });
 
+describe('responses and chat → Claude on Bedrock, thinking across turns', () => {
+  const signature = 'U2lnbmVkQnlCZWRyb2NrQ2xhdWRl+/==';
+  const toolCall = { id: 'toolu_bdrk_1', name: 'get_weather', arguments: '{"city":"Oslo"}' };
+
+  it('responses: the reasoning item carries the signature back into the next invoke body', async () => {
+    bed.fake.enqueue({
+      output: [{ reasoning: { text: 'Need the tool.', signature } }, { toolCall }],
+    });
+    const tools = [{ type: 'function', name: 'get_weather', parameters: weatherTool.schema }];
+    const input = [{ role: 'user', content: 'Weather in Oslo?' }];
+    const first = await send('responses', {
+      model: 'claude-on-bedrock',
+      input,
+      tools,
+      reasoning: { effort: 'low' },
+      include: ['reasoning.encrypted_content'],
+    });
+    expect(first.statusCode, first.body).toBe(200);
+    const output = JSON.parse(first.body).output as Array<Record<string, unknown>>;
+    const second = await send('responses', {
+      model: 'claude-on-bedrock',
+      input: [
+        ...input,
+        ...output,
+        { type: 'function_call_output', call_id: toolCall.id, output: '12C' },
+      ],
+      tools,
+      reasoning: { effort: 'low' },
+      include: ['reasoning.encrypted_content'],
+    });
+    expect(second.statusCode, second.body).toBe(200);
+    const sent = bed.fake.requests[1]?.body as { messages: Array<{ content: unknown[] }> };
+    expect(sent.messages[1]?.content[0]).toEqual({
+      type: 'thinking',
+      thinking: 'Need the tool.',
+      signature,
+    });
+  });
+
+  it('chat: a tool loop with replayed reasoning_content reaches Bedrock in the Messages shape', async () => {
+    bed.fake.enqueue({
+      output: [{ reasoning: { text: 'Need the tool.', signature } }, { toolCall }],
+    });
+    const first = await send('chat', {
+      model: 'claude-on-bedrock',
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: weatherTool.schema } },
+      ],
+    });
+    expect(first.statusCode, first.body).toBe(200);
+    const message = JSON.parse(first.body).choices[0].message;
+    expect(message.tool_calls[0].id).toBe(toolCall.id);
+    const sent = bed.fake.requests[0]?.body as Record<string, unknown>;
+    expect(sent).toMatchObject({ anthropic_version: 'bedrock-2023-05-31' });
+    expect(sent).not.toHaveProperty('model');
+  });
+});
+
 describe('Bedrock failures', () => {
   it('cools a throttled target down: the next call is refused without reaching Bedrock', async () => {
     bed.fake.behaveForKey(credentials.accessKeyId, { status: 429 });
