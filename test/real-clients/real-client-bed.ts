@@ -25,6 +25,10 @@ export const realClientModels = {
 
 export type { UpstreamDialect };
 
+/** Claude on Amazon Bedrock (InvokeModel), reached with the bed's key as a Bedrock API key. */
+export const bedrockClaudeModel = 'rc-via-bedrock';
+export const bedrockUpstreamModel = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+
 /**
  * docs/decisions/0011: Codex always sends a `web_search` tool, which only an OpenAI-responses
  * upstream runs. The test models take `ignoreFields` from the shipped example configuration for
@@ -73,17 +77,25 @@ export async function startRealClientBed(
 ): Promise<RealClientBed> {
   const dialects = Object.keys(realClientModels) as UpstreamDialect[];
   const bed = await startUpstreamTestBed({
-    providers: Object.fromEntries(
-      dialects.map((dialect) => [dialect, { kind: upstreamKinds[dialect] }]),
-    ),
-    models: dialects.map((dialect) =>
-      testModel(realClientModels[dialect], dialect, {
-        // As large as the clients ask for (Claude Code: max_tokens 32000).
+    providers: {
+      ...Object.fromEntries(dialects.map((dialect) => [dialect, { kind: upstreamKinds[dialect] }])),
+      bedrock: { kind: 'bedrock', region: 'us-east-1' },
+    },
+    models: [
+      ...dialects.map((dialect) =>
+        testModel(realClientModels[dialect], dialect, {
+          // As large as the clients ask for (Claude Code: max_tokens 32000).
+          contextWindow: 200_000,
+          maxOutputTokens: 32_000,
+          ignoreFields: exampleIgnoreFields(upstreamKinds[dialect]),
+        }),
+      ),
+      testModel(bedrockClaudeModel, 'bedrock', {
+        deployments: [{ provider: 'bedrock', upstreamModel: bedrockUpstreamModel }],
         contextWindow: 200_000,
         maxOutputTokens: 32_000,
-        ignoreFields: exampleIgnoreFields(upstreamKinds[dialect]),
       }),
-    ),
+    ],
     upstreamKey,
     listen: true,
     ...(options.config !== undefined ? { config: options.config } : {}),
