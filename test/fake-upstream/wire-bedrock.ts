@@ -168,6 +168,7 @@ export function createBedrockWire(options: FakeBedrockOptions = {}): FakeWire {
     async answer(recorded, response, state, markCut) {
       const [, encodedModel = '', operation = ''] = route.exec(recorded.path) ?? [];
       const modelId = decodeURIComponent(encodedModel);
+      recorded.wire = 'bedrock';
       const headers: Record<string, string> = { 'x-amzn-requestid': state.ids.next('') };
       let heldMs = 0;
       const sendError = (reply: FakeErrorReply) => {
