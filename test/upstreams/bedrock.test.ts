@@ -521,3 +521,52 @@ describe('bedrock configuration', () => {
     );
   });
 });
+
+describe('a bedrock provider without AWS credentials', () => {
+  it('fails its attempt like an unreachable upstream, and the next deployment answers', async () => {
+    const uncredentialed = await startUpstreamTestBed({
+      providers: {
+        'no-credentials': { kind: 'bedrock', region: 'us-east-1' },
+        'with-key': { kind: 'bedrock', region: 'us-east-1', apiKeyEnv: 'BEDROCK_FALLBACK_KEY' },
+      },
+      models: [
+        testModel('claude-two-ways', 'no-credentials', {
+          deployments: [
+            { provider: 'no-credentials', upstreamModel: claudeId, priority: 0 },
+            { provider: 'with-key', upstreamModel: claudeId, priority: 1 },
+          ],
+        }),
+      ],
+      env: {
+        // Empty variables and a profile that exists nowhere: the chain finds nothing.
+        AWS_ACCESS_KEY_ID: '',
+        AWS_SECRET_ACCESS_KEY: '',
+        AWS_PROFILE: 'switchyard-no-such-profile',
+        BEDROCK_FALLBACK_KEY: 'bedrock-fallback-key',
+      },
+    });
+    try {
+      const response = await uncredentialed.gateway.app.inject({
+        method: 'POST',
+        url: '/v1/messages',
+        headers: { 'x-api-key': uncredentialed.token, 'anthropic-version': '2023-06-01' },
+        payload: {
+          model: 'claude-two-ways',
+          max_tokens: 20,
+          messages: [{ role: 'user', content: 'hi' }],
+        },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.headers['x-switchyard-deployment']).toContain('with-key/');
+      expect(uncredentialed.fake.requests).toHaveLength(1);
+      expect(uncredentialed.fake.requests[0]?.headers.authorization).toBe(
+        'Bearer bedrock-fallback-key',
+      );
+      const logged = uncredentialed.gateway.logs.join('\n');
+      expect(logged).toContain('no AWS credentials to sign the Bedrock request with');
+      expect(logged).not.toContain('bedrock-fallback-key');
+    } finally {
+      await uncredentialed.close();
+    }
+  }, 20_000);
+});
