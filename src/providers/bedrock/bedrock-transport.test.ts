@@ -93,12 +93,21 @@ describe('bedrockTransport', () => {
     expect(JSON.stringify(signed.headers)).not.toContain('secret-of-the-environment');
   });
 
-  it('sends an API key as a Bearer token', async () => {
-    const sent = request();
-    await transport.authorize(sent, { id: 'k1', env: 'BEDROCK_KEY', secret: 'bedrock-key' });
-    expect(sent.headers).toEqual({
-      'content-type': 'application/json',
-      authorization: 'Bearer bedrock-key',
+  it('sends an API key as a Bearer token, with the content headers of the operation', async () => {
+    const key = { id: 'k1', env: 'BEDROCK_KEY', secret: 'bedrock-key' };
+    const headersFor = async (path: string) => {
+      const sent = { ...request(), path };
+      sent.headers.accept = 'text/event-stream';
+      await transport.authorize(sent, key);
+      return sent.headers;
+    };
+    const base = { 'content-type': 'application/json', authorization: 'Bearer bedrock-key' };
+    expect(await headersFor('/model/x/converse-stream')).toEqual(base);
+    expect(await headersFor('/model/x/converse')).toEqual(base);
+    expect(await headersFor('/model/x/invoke')).toEqual({ ...base, accept: 'application/json' });
+    expect(await headersFor('/model/x/invoke-with-response-stream')).toEqual({
+      ...base,
+      'x-amzn-bedrock-accept': 'application/json',
     });
   });
 

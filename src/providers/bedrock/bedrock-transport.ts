@@ -42,6 +42,19 @@ function environmentCredentials(env: NodeJS.ProcessEnv): AwsCredentialProvider {
 }
 
 /**
+ * The content headers each operation takes, as the AWS SDK sends them: InvokeModel names the
+ * model's answer type in `accept`, InvokeModelWithResponseStream in `x-amzn-bedrock-accept`, and
+ * the Converse operations neither; an SSE `accept` means nothing to an event-stream operation.
+ */
+function setOperationHeaders(request: TransportRequest): void {
+  const operation = request.path.slice(request.path.lastIndexOf('/') + 1);
+  delete request.headers.accept;
+  if (operation === 'invoke') request.headers.accept = 'application/json';
+  if (operation === 'invoke-with-response-stream')
+    request.headers['x-amzn-bedrock-accept'] = 'application/json';
+}
+
+/**
  * Amazon Bedrock Runtime (docs/configuration.md): InvokeModel for Claude, relaying a messages
  * client's body and Bedrock's events as they are; Converse for other models. A Bedrock API key
  * (`apiKeyEnv`) is sent as a Bearer token; without one the request is signed with SigV4 using the
@@ -63,6 +76,7 @@ export function bedrockTransport(
     adaptBody: (body, { dialect, clientHeaders }) =>
       dialect === 'anthropic' ? adaptBedrockAnthropicBody(body, clientHeaders) : body,
     async authorize(request: TransportRequest, key: UpstreamKey) {
+      setOperationHeaders(request);
       if (key.secret !== undefined) {
         request.headers.authorization = `Bearer ${key.secret}`;
         return;
