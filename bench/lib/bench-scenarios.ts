@@ -1,7 +1,14 @@
 /** What the bench sends: one entry per scenario, with the targets that can serve it. */
 
-/** peer: Portkey's gateway (chat routes); ccr: claude-code-router (messages → chat routes). */
-export type TargetName = 'floor' | 'gateway' | 'peer' | 'ccr';
+/**
+ * floor: the piped forwarder (bare-forwarder.ts); floor-plain: the same written with `for await`
+ * (plain-forwarder.ts) — the gateway is held to the cheaper of the two. peer: Portkey's gateway
+ * (chat routes); ccr: claude-code-router (messages → chat routes).
+ */
+export type TargetName = 'floor' | 'floor-plain' | 'gateway' | 'peer' | 'ccr';
+
+/** The targets that are a floor: the least a proxy can do, two ways. */
+export const floorTargets: readonly TargetName[] = ['floor', 'floor-plain'];
 
 export interface Scenario {
   id: string;
@@ -29,6 +36,7 @@ const CHAT_MODEL = 'bench-chat';
 /** The `ai-model-id` of the bench gateway's evaluation, answered by the Anthropic mock. */
 export const EVALUATION_MODEL_ID = 'bench-evaluator';
 const CLAUDE_MODEL = 'bench-claude';
+const GEMINI_MODEL = 'bench-gemini';
 /** Claude on a `bedrock` provider: InvokeModel streams, SigV4-signed calls. */
 export const BEDROCK_CLAUDE_MODEL = 'bench-claude-bedrock';
 const SLOW_CHAT_MODEL = 'bench-chat-slow';
@@ -281,6 +289,19 @@ export function buildScenarios(quick: boolean): Scenario[] {
       inQuick: true,
     },
     {
+      id: 'chat-gemini-sse',
+      title: 'chat → gemini, SSE',
+      path: '/v1/chat/completions',
+      body: chatBody(GEMINI_MODEL, true),
+      dialect: 'cross',
+      slow: false,
+      targets: ['gateway'],
+      floorReference: 'chat-sse',
+      connections,
+      latencyRun: true,
+      inQuick: false,
+    },
+    {
       id: 'large-body-sse',
       title: 'messages → anthropic, ~80 KB body, 25 tools, SSE',
       path: '/v1/messages',
@@ -328,5 +349,10 @@ export function buildScenarios(quick: boolean): Scenario[] {
       inQuick: true,
     },
   ];
+  // Every scenario a floor serves is served by both floors.
+  for (const scenario of all) {
+    if (scenario.targets.includes('floor'))
+      scenario.targets.splice(scenario.targets.indexOf('floor') + 1, 0, 'floor-plain');
+  }
   return quick ? all.filter((scenario) => scenario.inQuick) : all;
 }

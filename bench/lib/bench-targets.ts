@@ -44,6 +44,8 @@ export interface BenchTargets {
   slowMock: BenchProcess;
   floor: BenchProcess;
   slowFloor: BenchProcess;
+  floorPlain: BenchProcess;
+  slowFloorPlain: BenchProcess;
   gateway: BenchProcess;
   gatewayToken: string;
   /** The account of the gateway token (the image job scenario reads its balance). */
@@ -70,12 +72,17 @@ async function startMock(root: string, name: string, env: Record<string, string>
   });
 }
 
-async function startFloor(root: string, name: string, upstream: BenchProcess) {
+async function startFloor(
+  root: string,
+  name: string,
+  upstream: BenchProcess,
+  source: 'bare-forwarder' | 'plain-forwarder',
+) {
   const port = await freePort();
   // Plain JavaScript on plain Node, like the gateway's build: no loader thread in either figure.
-  const outfile = join(root, 'dist/bench/bare-forwarder.js');
+  const outfile = join(root, `dist/bench/${source}.js`);
   await esbuild({
-    entryPoints: [join(root, 'bench/lib/bare-forwarder.ts')],
+    entryPoints: [join(root, `bench/lib/${source}.ts`)],
     outfile,
     bundle: true,
     platform: 'node',
@@ -127,6 +134,7 @@ function gatewayConfig(mockPort: number, slowMockPort: number, routed: boolean) 
           }
         : {}),
       'mock-anthropic': provider('anthropic', mockPort),
+      'mock-gemini': provider('gemini', mockPort),
       // Signed with SigV4 from the bench's AWS variables, as a deployment without an API key is.
       'mock-bedrock': {
         kind: 'bedrock',
@@ -151,6 +159,7 @@ function gatewayConfig(mockPort: number, slowMockPort: number, routed: boolean) 
           ]
         : []),
       model('bench-claude', 'mock-anthropic', 'claude-sonnet-4-5'),
+      model('bench-gemini', 'mock-gemini', 'gemini-2.5-flash'),
       model(BEDROCK_CLAUDE_MODEL, 'mock-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'),
       model(SLOW_MODEL_BY_DIALECT['openai-chat'], 'slow-chat', 'gpt-4.1-mini'),
       model(SLOW_MODEL_BY_DIALECT.anthropic, 'slow-anthropic', 'claude-sonnet-4-5'),
@@ -371,8 +380,10 @@ export async function startTargets(
     MOCK_CHUNK_INTERVAL_MS: String(SLOW_CHUNK_INTERVAL_MS),
     MOCK_IMAGE_JOB_MS: String(IMAGE_JOB_MS),
   });
-  const floor = await startFloor(root, 'floor', mock);
-  const slowFloor = await startFloor(root, 'slow-floor', slowMock);
+  const floor = await startFloor(root, 'floor', mock, 'bare-forwarder');
+  const slowFloor = await startFloor(root, 'slow-floor', slowMock, 'bare-forwarder');
+  const floorPlain = await startFloor(root, 'floor-plain', mock, 'plain-forwarder');
+  const slowFloorPlain = await startFloor(root, 'slow-floor-plain', slowMock, 'plain-forwarder');
   const { gateway, token, accountId, dataDir, env } = await startGateway(
     root,
     mock,
@@ -389,6 +400,8 @@ export async function startTargets(
     slowMock,
     floor,
     slowFloor,
+    floorPlain,
+    slowFloorPlain,
     gateway,
     gatewayToken: token,
     gatewayAccountId: accountId,
@@ -428,8 +441,15 @@ export function endpoint(
       },
     };
   }
-  if (target === 'floor') {
-    const floor = scenario.slow ? targets.slowFloor : targets.floor;
+  if (target === 'floor' || target === 'floor-plain') {
+    const floor =
+      target === 'floor'
+        ? scenario.slow
+          ? targets.slowFloor
+          : targets.floor
+        : scenario.slow
+          ? targets.slowFloorPlain
+          : targets.floorPlain;
     return {
       process: floor,
       url: `http://127.0.0.1:${floor.port}${scenario.path}`,

@@ -1,6 +1,6 @@
 /**
  * Mock upstream for the bench (run as its own process): answers POST /v1/chat/completions,
- * POST /v1/messages and POST /v1/responses with fixed JSON, or fixed SSE when the body asks for `"stream": true`; an
+ * POST /v1/messages, POST /v1/responses and the Gemini API's generateContent routes with fixed JSON, or fixed SSE when the body asks for `"stream": true`; an
  * evaluation judge call gets a fixed tool call. Bedrock's InvokeModel routes answer the same
  * message, streamed as an AWS event stream (mock-upstream-bedrock.ts). POST /v1/audio/transcriptions is read and counted,
  * never kept, and answered with OpenAI's `{text, usage: {type: "duration", seconds}}`.
@@ -23,6 +23,7 @@ import {
 import { BEDROCK_INVOKE_PATH, BEDROCK_INVOKE_STREAM } from './mock-upstream-bedrock.ts';
 import { answerImageRequest } from './mock-upstream-images.ts';
 import { RESPONSES_JSON, RESPONSES_SSE } from './mock-upstream-responses.ts';
+import { GEMINI_JSON, GEMINI_ROUTE, GEMINI_SSE } from './mock-upstream-gemini.ts';
 
 const latencyMs = Number(process.env.MOCK_LATENCY_MS ?? 0);
 const chunkIntervalMs = Number(process.env.MOCK_CHUNK_INTERVAL_MS ?? 0);
@@ -110,6 +111,13 @@ const server = createServer((request, response) => {
           response,
           `${text.slice(0, -1)},"usage":{"type":"duration","seconds":${Math.ceil(received / 22_050)}}}`,
         );
+      }
+      // Gemini streams by its route, not by a body flag.
+      const gemini = GEMINI_ROUTE.exec(request.url ?? '');
+      if (gemini !== null) {
+        return gemini[1] === 'streamGenerateContent'
+          ? sendSse(response, GEMINI_SSE)
+          : sendJson(response, GEMINI_JSON);
       }
       if (request.url?.startsWith('/v1/responses')) {
         return stream ? sendSse(response, RESPONSES_SSE) : sendJson(response, RESPONSES_JSON);

@@ -33,7 +33,11 @@ export interface ImagePart {
 export interface ReasoningPart {
   type: 'reasoning';
   text: string;
-  /** Anthropic `thinking.signature`, kept byte-identical. */
+  /**
+   * Anthropic `thinking.signature` or Gemini `thoughtSignature`, kept byte-identical. A Gemini
+   * signature on a part with empty text belongs to the part after it (a function call or text),
+   * where Gemini put it (docs/decisions/0153).
+   */
   signature?: string;
   /** Anthropic `redacted_thinking.data`. When set, `text` is empty. */
   redactedData?: string;
@@ -43,8 +47,11 @@ export interface ReasoningPart {
   itemId?: string;
   /** Summary texts of an OpenAI responses reasoning item, one per summary part. */
   summary?: string[];
-  provider?: 'anthropic' | 'openai';
+  provider?: ReasoningFamily;
 }
+
+/** The provider family that signed or encrypted a reasoning part. */
+export type ReasoningFamily = 'anthropic' | 'openai' | 'google';
 
 export interface ToolCallPart {
   type: 'tool-call';

@@ -1,4 +1,5 @@
 import type { FinishReason } from './finish-reason.ts';
+import type { ReasoningFamily } from './generation-call.ts';
 import type { GenerationError } from './generation-error.ts';
 import type { Usage } from './usage.ts';
 
@@ -23,7 +24,7 @@ export type StreamPart =
   | {
       type: 'reasoning-start';
       id: string;
-      provider?: 'anthropic' | 'openai';
+      provider?: ReasoningFamily;
       itemId?: string;
       /** Anthropic `redacted_thinking` arrives whole at its start. */
       redactedData?: string;

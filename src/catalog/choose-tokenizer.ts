@@ -15,7 +15,9 @@ export function chooseTokenizer(
   upstreamModel: string,
   configured: TokenizerName | 'none' | undefined,
 ): TokenizerName | undefined {
-  if (provider.kind === 'anthropic' || configured === 'none') return undefined;
+  // Claude and Gemini count with tokenizers of their own, which no local encoding matches.
+  if (provider.kind === 'anthropic' || provider.kind === 'gemini' || configured === 'none')
+    return undefined;
   if (configured !== undefined) return configured;
   const name = upstreamModel.toLowerCase().replace(/^openai\//, '');
   if (o200kFamilies.test(name)) return 'o200k_base';

@@ -20,6 +20,7 @@ import {
   openAIResponsesInputTokensPath,
 } from '../providers/openai-responses/convert-to-openai-input-tokens-request.ts';
 import { openAIResponsesProvider } from '../providers/openai-responses/openai-responses-provider.ts';
+import { geminiProvider } from '../providers/gemini/gemini-provider.ts';
 import type { ResponsesState } from '../responses-state/responses-state.ts';
 import { chatSurface } from '../surfaces/chat/chat-surface.ts';
 import { messagesSurface } from '../surfaces/messages/messages-surface.ts';
@@ -64,7 +65,16 @@ export function composeGeneration(
     observers.push(createPrometheusCallObserver(options.metrics.registry));
   // Exported over OTLP only when an endpoint is configured.
   if (options.otel !== undefined) observers.push(options.otel);
+  // One codec per upstream dialect: a new dialect adds its line here.
+  const codecs = {
+    anthropic: anthropicProvider,
+    'openai-chat': openAIChatProvider,
+    'openai-responses': openAIResponsesProvider,
+    gemini: geminiProvider,
+    'bedrock-converse': bedrockConverseProvider,
+  };
   const countTokens = new CountTokensService({
+    codecs,
     catalog: parts.catalog,
     pools: parts.pools,
     messagesSurface,
@@ -83,12 +93,7 @@ export function composeGeneration(
     catalog: parts.catalog,
     pools: parts.pools,
     billing: parts.billing,
-    providers: {
-      anthropic: anthropicProvider,
-      'openai-chat': openAIChatProvider,
-      'openai-responses': openAIResponsesProvider,
-      'bedrock-converse': bedrockConverseProvider,
-    },
+    providers: codecs,
     passthrough: dialectPassthroughAdapters,
     router: parts.router,
     logAttemptFailure: (fields) => parts.logEvent('warn', 'upstream attempt failed', fields),

@@ -34,6 +34,7 @@ export const ProviderConfigSchema = Type.Object(
         Type.Literal('openai-responses'),
         Type.Literal('openai-transcription'),
         Type.Literal('azure-openai'),
+        Type.Literal('gemini'),
         Type.Literal('bedrock'),
       ],
       { description: 'How the upstream is reached and which dialect it speaks.' },

@@ -33,6 +33,13 @@ describe('configuration', () => {
     expect(config.models[0]?.capabilities.streaming).toBe(true);
   });
 
+  it('gives a gemini provider the Gemini API as its default origin', () => {
+    const config = parseConfig({
+      providers: { g: { kind: 'gemini', apiKeyEnv: 'GEMINI_API_KEY' } },
+    });
+    expect(config.providers.g?.baseUrl).toBe('https://generativelanguage.googleapis.com');
+  });
+
   it.each([
     [
       { providers: { p: provider }, models: [{ ...model, pricing: { input: 1 } }] },
@@ -45,7 +52,16 @@ describe('configuration', () => {
       },
       'models[0].deployments[0].provider',
     ],
-    [{ providers: { p: { ...provider, kind: 'gemini' } } }, 'providers.p.kind'],
+    [{ providers: { p: { ...provider, kind: 'cohere' } } }, 'providers.p.kind'],
+    [
+      {
+        providers: {
+          p: { kind: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta' },
+        },
+      },
+      'providers.p.baseUrl',
+    ],
+    [{ providers: { p: { kind: 'gemini', region: 'us-east1' } } }, 'providers.p.region'],
     [{ providers: { p: { ...provider, baseUrl: 'ftp://x' } } }, 'providers.p.baseUrl'],
     [{ providers: { p: { ...provider, countInputTokens: true } } }, 'providers.p.countInputTokens'],
     [{ providers: { p: { ...provider, tokenizePath: '/tokenize' } } }, 'providers.p.tokenizePath'],

@@ -99,6 +99,21 @@ export const countAnswerText: Record<UpstreamDialect, (body: unknown) => number>
     }
     return characters;
   },
+  gemini(body) {
+    if (!isObject(body) || !Array.isArray(body.candidates)) return 0;
+    let characters = 0;
+    for (const candidate of body.candidates) {
+      const content = isObject(candidate) ? candidate.content : undefined;
+      if (!isObject(content) || !Array.isArray(content.parts)) continue;
+      for (const part of content.parts) {
+        if (!isObject(part)) continue;
+        characters += length(part.text);
+        if (isObject(part.functionCall))
+          characters += JSON.stringify(part.functionCall.args ?? {}).length;
+      }
+    }
+    return characters;
+  },
   'bedrock-converse'(body) {
     const output = isObject(body) && isObject(body.output) ? body.output : {};
     const message = isObject(output.message) ? output.message : {};

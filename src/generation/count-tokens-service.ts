@@ -11,11 +11,11 @@ import { readOpenAIInputTokens } from '../providers/openai-responses/convert-to-
 import {
   bedrockCountTokensPath,
   bedrockInvokeCountTokensBody,
-  convertToBedrockConverseCountTokensRequest,
   readBedrockInputTokens,
 } from '../providers/bedrock/convert-to-bedrock-count-tokens-request.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { mapUpstreamStatus, upstreamOrigin } from '../providers/shared/map-upstream-failure.ts';
+import { withGoogleRetryAfter } from '../providers/shared/google-retry-info.ts';
 import { isTransportFailure, type UpstreamPools } from '../providers/shared/upstream-pool.ts';
 import type { AbortHandle } from '../shared/abort-handle.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
@@ -26,6 +26,8 @@ import { countsInputTokens } from './counts-input-tokens.ts';
 import type { PromptTokenizers } from './prompt-tokenizers.ts';
 import { UpstreamCredentialError, type TransportRequest } from '../providers/provider-transport.ts';
 import { buildUpstreamHeaders } from './upstream-headers.ts';
+import type { ProviderCodec } from '../providers/provider-codec.ts';
+import type { UpstreamDialect } from '../providers/provider-transport.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -44,6 +46,8 @@ export interface CountTokensDependencies {
     call: GenerationCall,
     upstreamModel: string,
   ): CodecResult<Record<string, unknown>>;
+  /** The codec of each upstream dialect, for a transport's own counting call. */
+  codecs: Record<UpstreamDialect, ProviderCodec>;
   anthropicCountPath: string;
   openAIInputTokensPath: string;
   /** The local tokenizers of the catalog's deployments (prompt-tokenizers.ts). */
@@ -59,15 +63,19 @@ export interface TokenCount {
   source: string;
 }
 
-type CountingMethod = 'anthropic' | 'bedrock' | 'input-tokens' | 'tokenize' | 'local';
+type CountingMethod =
+  'anthropic' | 'bedrock-invoke' | 'input-tokens' | 'tokenize' | 'transport' | 'local';
 
 /** How a deployment's prompts are counted: the upstream's own way first, the local one last. */
 function countingMethod(deployment: Deployment): CountingMethod | undefined {
   const { provider } = deployment;
   if (provider.kind === 'anthropic') return 'anthropic';
-  if (provider.kind === 'bedrock') return 'bedrock';
+  // Claude on Bedrock: the client's own body as InvokeModel takes it, to CountTokens.
+  if (provider.kind === 'bedrock' && deployment.dialects.messages === 'anthropic')
+    return 'bedrock-invoke';
   if (countsInputTokens(provider)) return 'input-tokens';
   if (provider.tokenizePath !== undefined) return 'tokenize';
+  if (deployment.transport.countTokens !== undefined) return 'transport';
   return deployment.tokenizer !== undefined ? 'local' : undefined;
 }
 
@@ -131,7 +139,7 @@ export class CountTokensService {
       });
       return { input_tokens: counted, source: 'upstream' };
     }
-    if (method === 'bedrock' && deployment.dialects.messages === 'anthropic') {
+    if (method === 'bedrock-invoke') {
       // InvokeModel's body needs an output limit; it does not change the count.
       const body = dependencies.anthropicPassthrough.prepare(
         { max_tokens: model.maxOutputTokens, ...input.body },
@@ -156,23 +164,6 @@ export class CountTokensService {
       return { input_tokens: counted, source: 'upstream' };
     }
     const decoded = dependencies.messagesSurface.decodeRequest({ max_tokens: 1, ...input.body });
-    if (method === 'bedrock') {
-      const encoded = convertToBedrockConverseCountTokensRequest(
-        decoded.value,
-        deployment.upstreamModel,
-      );
-      refuseIssues(model.id, [
-        ...decoded.issues,
-        ...decoded.origins.locateIssues(decoded.value, encoded.issues),
-      ]);
-      const counted = await this.#ask(
-        deployment,
-        bedrockCountTokensPath(deployment.upstreamModel),
-        encoded.value,
-        { clientHeaders: input.headers, sameDialect: false, signal, read: readBedrockInputTokens },
-      );
-      return { input_tokens: counted, source: 'upstream' };
-    }
     if (method === 'local') {
       refuseIssues(model.id, decoded.issues);
       const encoding = deployment.tokenizer as TokenizerName;
@@ -181,6 +172,16 @@ export class CountTokensService {
         input_tokens: countCallTokens(decoded.value, countText),
         source: `local:${encoding}`,
       };
+    }
+    if (method === 'transport') {
+      const counted = await this.#askTransport(
+        deployment,
+        decoded,
+        model.id,
+        input.headers,
+        signal,
+      );
+      return { input_tokens: counted, source: 'upstream' };
     }
     const encode =
       method === 'tokenize'
@@ -224,6 +225,38 @@ export class CountTokensService {
     } catch {
       return undefined;
     }
+  }
+
+  /** A count through the deployment's transport, of the body its dialect's codec encodes. */
+  #askTransport(
+    deployment: Deployment,
+    decoded: ReturnType<SurfaceCodec['decodeRequest']>,
+    modelId: string,
+    clientHeaders: Headers,
+    signal: AbortSignal,
+  ): Promise<number> {
+    const dialect = deployment.dialects.messages;
+    const encoded = this.#dependencies.codecs[dialect].encodeRequest(decoded.value, {
+      upstreamModel: deployment.upstreamModel,
+      promptCache: 'off',
+      defaultMaxOutputTokens: 1,
+    });
+    refuseIssues(modelId, [
+      ...decoded.issues,
+      ...decoded.origins.locateIssues(decoded.value, encoded.issues),
+    ]);
+    const count = deployment.transport.countTokens?.(
+      deployment.upstreamModel,
+      dialect,
+      encoded.value,
+    );
+    if (count === undefined) throw new ApiError('counting_not_supported');
+    return this.#ask(deployment, count.path, count.body, {
+      clientHeaders,
+      sameDialect: false,
+      signal,
+      read: count.read,
+    });
   }
 
   #askOpenAI(
@@ -294,7 +327,9 @@ export class CountTokensService {
     if (status >= 400) {
       const key = dependencies.providerKey(deployment.providerId);
       const origin = upstreamOrigin(deployment.providerId, deployment.provider, path, key);
-      throw mapUpstreamStatus(status, headers, responseText, dependencies.now(), origin).error;
+      const failureHeaders = withGoogleRetryAfter(headers, responseText);
+      throw mapUpstreamStatus(status, failureHeaders, responseText, dependencies.now(), origin)
+        .error;
     }
     const counted = options.read(parseUntrustedJson(responseText));
     if (counted === undefined)

@@ -32,6 +32,7 @@ import {
 import { classifyUpstreamStatus } from '../routing/classify-attempt.ts';
 import { conversationKey, warmFor } from '../routing/conversation-key.ts';
 import { readRetryAfterMs } from '../routing/read-rate-limit-headers.ts';
+import { withGoogleRetryAfter } from '../providers/shared/google-retry-info.ts';
 import type { Blocked, Router } from '../routing/router.ts';
 import type { FailureClass } from '../routing/target-health.ts';
 import type {
@@ -834,14 +835,16 @@ export class GenerationService {
           const text = await response.body.text();
           failure = classifyUpstreamStatus(response.statusCode, text);
           record.failure = failure;
+          // Google's services name their wait in the body only (google-retry-info.ts).
+          const failureHeaders = withGoogleRetryAfter(response.headers, text);
           const mapped = mapUpstreamStatus(
             response.statusCode,
-            response.headers,
+            failureHeaders,
             text,
             now(),
             origin,
           );
-          const retryAfterMs = readRetryAfterMs(response.headers, now());
+          const retryAfterMs = readRetryAfterMs(failureHeaders, now());
           router.failed(target, failure, retryAfterMs);
           router.finished(target);
           const error = describeAttempt(gatewayFault(mapped.error, failure), target, {

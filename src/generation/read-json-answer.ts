@@ -3,6 +3,7 @@ import { ApiError } from '../canonical/generation-error.ts';
 import { chargeDeliveredUsage } from './charge-delivered-usage.ts';
 import { countAnswerText } from './count-relayed-text.ts';
 import type { ProviderCodec } from '../providers/provider-codec.ts';
+import type { UpstreamDialect } from '../providers/provider-transport.ts';
 import type { UpstreamResponse } from '../providers/shared/upstream-pool.ts';
 import { parseUntrustedJson } from '../shared/parse-json.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -17,6 +18,15 @@ export interface JsonAnswer {
   /** Micro-credits charged. */
   cost: number;
 }
+
+/** Where each dialect reports a whole answer's usage, at the top level of its body. */
+const usageField: Record<UpstreamDialect, string> = {
+  anthropic: 'usage',
+  'openai-chat': 'usage',
+  'openai-responses': 'usage',
+  gemini: 'usageMetadata',
+  'bedrock-converse': 'usage',
+};
 
 /**
  * A non-streamed answer. Same dialect: the upstream's bytes go back unchanged and only usage is
@@ -69,9 +79,8 @@ export async function readJsonAnswer(input: {
     return { text: context.renameModel(text), usage, cost };
   }
   const result = input.provider.decodeResult(parsed, input.call as GenerationCall);
-  // A decoded result carries zeros where the upstream sent no usage; all three dialects put it
-  // in a top-level `usage`.
-  const reported = (parsed as { usage?: unknown }).usage;
+  // A decoded result carries zeros where the upstream sent no usage.
+  const reported = (parsed as Record<string, unknown> | null)?.[usageField[input.provider.dialect]];
   const usage = delivered(reported === undefined || reported === null ? undefined : result.usage);
   context.cleanup();
   const cost = await context.session.end({

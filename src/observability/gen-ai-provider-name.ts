@@ -12,6 +12,7 @@ export function genAiProviderName(providerKind: string): string {
 const cloudProviderNames: Readonly<Record<string, string>> = {
   'azure-openai': 'azure.ai.openai',
   bedrock: 'aws.bedrock',
+  gemini: 'gcp.gemini',
 };
 
 /** The bucket boundaries the GenAI semantic conventions recommend for each instrument. */

@@ -6,7 +6,8 @@ import type { UpstreamEvent } from './provider-codec.ts';
  * reached (its paths, credentials, stream framing); the dialect says what its bodies look like:
  * Claude on Amazon Bedrock or Google Vertex AI speaks `anthropic` through another kind.
  */
-export type UpstreamDialect = 'anthropic' | 'openai-chat' | 'openai-responses' | 'bedrock-converse';
+export type UpstreamDialect =
+  'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'bedrock-converse';
 
 /** One call about to be sent, as a transport may still sign or authorize it. */
 export interface TransportRequest {
@@ -16,6 +17,13 @@ export interface TransportRequest {
   headers: Record<string, string>;
   /** The exact bytes that will be sent (what a signature covers). */
   body: string | Buffer;
+}
+
+/** A counting call a transport builds (`ProviderTransport.countTokens`). */
+export interface UpstreamTokenCount {
+  path: string;
+  body: Record<string, unknown>;
+  read(answer: unknown): number | undefined;
 }
 
 type ClientHeaders = Record<string, string | string[] | undefined>;
@@ -44,6 +52,15 @@ export interface ProviderTransport {
    * value, when it has one.
    */
   authorize(request: TransportRequest, key: UpstreamKey): void | Promise<void>;
+  /**
+   * The service's own prompt count for a body of `dialect` (Gemini's `:countTokens`), when it has
+   * one that is not the dialect's own API's: where to send what, and how to read the count.
+   */
+  countTokens?(
+    upstreamModel: string,
+    dialect: UpstreamDialect,
+    body: Record<string, unknown>,
+  ): UpstreamTokenCount | undefined;
   /** The streamed answer as upstream events; server-sent events when absent. */
   readEventBatches?(body: AsyncIterable<Buffer>): AsyncGenerator<UpstreamEvent[]>;
 }

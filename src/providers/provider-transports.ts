@@ -1,6 +1,7 @@
 import type { TextProviderConfig } from '../config/config-schema.ts';
 import { azureOpenAITransport } from './azure-openai/azure-openai-transport.ts';
 import { bedrockTransport } from './bedrock/bedrock-transport.ts';
+import { geminiTransport } from './gemini/gemini-transport.ts';
 import type { ProviderTransport } from './provider-transport.ts';
 import { setBearer, staticKeyTransport } from './shared/static-key-transport.ts';
 
@@ -19,5 +20,6 @@ export const providerTransports: Record<TextProviderConfig['kind'], TransportFac
   'openai-chat': () => openAIChat,
   'openai-responses': () => openAIResponses,
   'azure-openai': azureOpenAITransport,
+  gemini: geminiTransport,
   bedrock: bedrockTransport,
 };

@@ -1,4 +1,5 @@
 import type { FakeDialect, FakeSuccessReply } from './fake-reply.ts';
+import { lastGeminiUserText } from './wire-gemini.ts';
 
 /** Text parts are `text` in messages and chat, `input_text` in Responses input. */
 function textOf(content: unknown): string | undefined {
@@ -13,6 +14,7 @@ function textOf(content: unknown): string | undefined {
 }
 
 function lastUserText(dialect: FakeDialect, body: Record<string, unknown>): string | undefined {
+  if (dialect === 'gemini') return lastGeminiUserText(body);
   if (dialect === 'responses' && typeof body.input === 'string') return body.input;
   const entries = dialect === 'responses' ? body.input : body.messages;
   if (!Array.isArray(entries)) return undefined;

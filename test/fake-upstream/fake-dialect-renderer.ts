@@ -31,3 +31,21 @@ export interface FakeDialectRenderer {
   renderStream?(reply: ResolvedReply, context: RenderContext): SseFrame[];
   renderErrorBody(status: number, details: ErrorDetails): unknown;
 }
+
+/**
+ * A route outside the fixed tables (a path that names the model, a key header of its own), as a
+ * provider's wire file matches it (e.g. wire-gemini.ts).
+ */
+export interface WireRoute {
+  renderer: FakeDialectRenderer;
+  /** Whether the route streams; the body's `stream` flag decides when absent. */
+  stream?: boolean;
+  /** A token-counting route: answered with `renderTokenCount`. */
+  renderTokenCount?(inputTokens: number): unknown;
+  /** The model the path names, for bodies that carry none. */
+  model?: string;
+  /** The upstream key the request presents, read as this upstream reads it. */
+  presentedKey(headers: Record<string, string>): string | undefined;
+  /** The upstream's refusal of a body it would not answer (status ≥ 400), if any. */
+  refuse?(body: Record<string, unknown>): { status: number; errorMessage: string } | undefined;
+}

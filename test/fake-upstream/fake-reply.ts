@@ -111,7 +111,7 @@ export interface FakeErrorReply extends FakeReplyCommon {
 /** A scripted answer for the token-counting routes. */
 export type FakeTokenCountReply = { inputTokens: number; delayMs?: number } | FakeErrorReply;
 
-export type FakeDialect = 'anthropic' | 'chat' | 'responses';
+export type FakeDialect = 'anthropic' | 'chat' | 'responses' | 'gemini';
 
 export interface RecordedRequest {
   method: string;

@@ -9,7 +9,7 @@ import {
   renderTokenCount,
 } from './answer-fake-upstream-extras.ts';
 import { defaultFakeReply } from './default-fake-reply.ts';
-import type { FakeDialectRenderer, RenderContext } from './fake-dialect-renderer.ts';
+import type { FakeDialectRenderer, RenderContext, WireRoute } from './fake-dialect-renderer.ts';
 import { createFakeIdSource } from './fake-ids.ts';
 import type { FakeWire, FakeWireState } from './fake-wire.ts';
 import type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
@@ -30,6 +30,7 @@ import { estimateTokens, resolveFakeReply } from './resolve-fake-reply.ts';
 import { writeJsonReply, writeSseReply } from './write-fake-reply.ts';
 import { azurePromptFilterChunk, matchAzureRoute, presentedAzureKey } from './wire-azure-openai.ts';
 import { createBedrockWire, type FakeBedrockOptions } from './wire-bedrock.ts';
+import { matchGeminiWire } from './wire-gemini.ts';
 
 export type * from './fake-reply.ts';
 export type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
@@ -90,6 +91,17 @@ const tokenCountRoutes: Record<string, FakeDialectRenderer> = {
   '/tokenize': chatRenderer,
 };
 
+/** Routes a provider's wire file matches by pattern (the model in the path, its own key header). */
+const wireRoutes: Array<(path: string) => WireRoute | undefined> = [matchGeminiWire];
+
+function matchWireRoute(path: string): WireRoute | undefined {
+  for (const match of wireRoutes) {
+    const route = match(path);
+    if (route !== undefined) return route;
+  }
+  return undefined;
+}
+
 async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -123,7 +135,8 @@ function recordRequest(request: IncomingMessage, rawBody: string): RecordedReque
   }
   const azure = matchAzureRoute(url.pathname);
   const routePath = azure?.route ?? url.pathname;
-  const route = generationRoutes[routePath] ?? tokenCountRoutes[routePath];
+  const wire = matchWireRoute(url.pathname);
+  const route = generationRoutes[routePath] ?? tokenCountRoutes[routePath] ?? wire?.renderer;
   return {
     method: request.method ?? 'GET',
     path: url.pathname,
@@ -137,7 +150,7 @@ function recordRequest(request: IncomingMessage, rawBody: string): RecordedReque
     key:
       azure !== undefined
         ? presentedAzureKey(headers)
-        : presentedKey(headers, isAnthropicStyle(route, headers)),
+        : (wire?.presentedKey(headers) ?? presentedKey(headers, isAnthropicStyle(route, headers))),
     clientAborted: false,
   };
 }
@@ -173,14 +186,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     response.on('close', () => {
       if (!response.writableFinished && !cutByFake) recorded.clientAborted = true;
     });
-    const wire = wires.find((candidate) => candidate.matches(recorded.path));
-    if (wire !== undefined) {
-      return wire.answer(recorded, response, wireState, () => {
+    const ownWire = wires.find((candidate) => candidate.matches(recorded.path));
+    if (ownWire !== undefined) {
+      return ownWire.answer(recorded, response, wireState, () => {
         cutByFake = true;
       });
     }
 
-    const renderer = generationRoutes[recorded.route] ?? tokenCountRoutes[recorded.route];
+    const wire = matchWireRoute(recorded.path);
+    const renderer =
+      generationRoutes[recorded.route] ?? tokenCountRoutes[recorded.route] ?? wire?.renderer;
     const anthropicStyle = isAnthropicStyle(renderer, recorded.headers);
     const errorRenderer = renderer ?? (anthropicStyle ? anthropicRenderer : chatRenderer);
     const headers = { [errorRenderer.requestIdHeader]: ids.next('req_') };
@@ -224,7 +239,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     heldMs = rule?.delayMs ?? 0;
     if (options.requireKey !== undefined) {
       const carried =
-        recorded.wire === 'azure-openai'
+        recorded.wire === 'azure-openai' || wire !== undefined
           ? recorded.key === options.requireKey
           : carriesKey(recorded.headers, options.requireKey, anthropicStyle);
       if (!carried) {
@@ -240,13 +255,20 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       return sendError({ status: 400, errorMessage: 'fake-upstream: body is not a JSON object' });
     }
 
-    if (tokenCountRoutes[recorded.route] !== undefined) {
+    if (tokenCountRoutes[recorded.route] !== undefined || wire?.renderTokenCount !== undefined) {
       const script = tokenCounts.shift();
       if (script !== undefined && 'status' in script) return sendError(script);
-      const count = renderTokenCount(recorded.route, script, recorded.rawBody);
+      const count =
+        wire?.renderTokenCount?.(
+          script?.inputTokens ?? Math.max(1, estimateTokens(recorded.rawBody)),
+        ) ?? renderTokenCount(recorded.route, script, recorded.rawBody);
       return writeJsonReply(response, 200, headers, count, heldMs + (script?.delayMs ?? 0));
     }
 
+    const refusal = wire?.refuse?.(body);
+    if (refusal !== undefined) return sendError(refusal);
+    // A route that names the model in its path answers as if the body named it.
+    const modelBody = wire?.model === undefined ? body : { ...body, model: wire.model };
     const script = replies.shift() ?? defaultFakeReply(renderer.dialect, body);
     const reply = typeof script === 'function' ? script(recorded) : script;
     if (reply.status !== undefined) return sendError(reply);
@@ -254,8 +276,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const cached =
       renderer === responsesCompactionRenderer
         ? undefined
-        : promptCache?.usageFor(renderer.dialect, key, body, estimateTokens(recorded.rawBody));
-    const resolved = resolveFakeReply({ ...reply, usage: { ...cached, ...reply.usage } }, recorded);
+        : promptCache?.usageFor(renderer.dialect, key, modelBody, estimateTokens(recorded.rawBody));
+    const resolved = resolveFakeReply(
+      { ...reply, usage: { ...cached, ...reply.usage } },
+      { ...recorded, body: modelBody },
+    );
     const context: RenderContext = {
       request: recorded,
       body,
@@ -264,7 +289,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     };
     const replyHeaders = { ...headers, ...reply.headers };
     const delayMs = heldMs + (reply.delayMs ?? 0);
-    if (body.stream !== true || renderer.renderStream === undefined) {
+    if (!(wire?.stream ?? body.stream === true) || renderer.renderStream === undefined) {
       const rendered = renderer.renderJson(resolved, context);
       return writeJsonReply(response, 200, replyHeaders, rendered, delayMs);
     }

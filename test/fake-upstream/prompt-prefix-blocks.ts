@@ -55,10 +55,23 @@ function openAiPrefix(dialect: FakeDialect, body: Record<string, unknown>): Prom
   return blocks;
 }
 
+/**
+ * Gemini caches implicitly, as OpenAI does: the system instruction, tools and then whole contents
+ * (Gemini API "Context caching", implicit caching).
+ */
+function geminiPrefix(body: Record<string, unknown>): PromptBlock[] {
+  const blocks: PromptBlock[] = [];
+  if (body.systemInstruction !== undefined)
+    blocks.push(unmarked(['system', body.systemInstruction]));
+  blocks.push(...listOf(body.tools).map((tool) => unmarked(['tool', tool])));
+  return [...blocks, ...listOf(body.contents).map(unmarked)];
+}
+
 /** The prompt as the ordered units a provider's prompt cache matches prefixes of. */
 export function promptPrefixBlocks(
   dialect: FakeDialect,
   body: Record<string, unknown>,
 ): PromptBlock[] {
+  if (dialect === 'gemini') return geminiPrefix(body);
   return dialect === 'anthropic' ? anthropicPrefix(body) : openAiPrefix(dialect, body);
 }

@@ -63,6 +63,28 @@ function responsesResults(body: Json): RecordedToolResult[] {
   );
 }
 
+/** Gemini pairs a `functionResponse` with its call by name: the name stands for the id. */
+function geminiResults(body: Json): RecordedToolResult[] {
+  const contents = Array.isArray(body.contents) ? body.contents : [];
+  return contents.flatMap((content: unknown) => {
+    if (!isObject(content) || !Array.isArray(content.parts)) return [];
+    return content.parts.flatMap((part: unknown) => {
+      if (!isObject(part) || !isObject(part.functionResponse)) return [];
+      const { name, response } = part.functionResponse;
+      const result = isObject(response) ? response : {};
+      const isError = result.error !== undefined;
+      const text = isError ? result.error : result.output;
+      return [
+        {
+          toolCallId: String(name),
+          text: typeof text === 'string' ? text : JSON.stringify(text),
+          ...(isError ? { isError } : {}),
+        },
+      ];
+    });
+  });
+}
+
 /** Every tool result in a recorded generation request, in the order the request lists them. */
 export function readFakeToolResults(request: RecordedRequest): RecordedToolResult[] {
   const body = request.body;
@@ -74,6 +96,8 @@ export function readFakeToolResults(request: RecordedRequest): RecordedToolResul
       return chatResults(body);
     case 'responses':
       return responsesResults(body);
+    case 'gemini':
+      return geminiResults(body);
     case undefined:
       return [];
   }

@@ -10,10 +10,10 @@ import {
 import { fakeThinkingSignature } from '../fake-upstream/render-anthropic-reply.ts';
 import { expectOnlyGatewayCredential } from './expect-gateway-credential.ts';
 import {
-  bedrockClaudeModel,
   bedrockUpstreamModel,
   clientPosts,
   generationRequests,
+  realClientCloudModels,
   realClientModels,
   useRealClientBed,
   type RealClientBed,
@@ -356,7 +356,7 @@ describeWithClient(
             origin: bed.origin,
             token: bed.token,
             credential: 'x-api-key',
-            model: bedrockClaudeModel,
+            model: realClientCloudModels.bedrock,
             prompt,
             workspace,
             allowedTools: ['Read'],

@@ -23,11 +23,31 @@ export const realClientModels = {
   responses: 'rc-via-responses',
 } as const;
 
-export type { UpstreamDialect };
+/** Models on the cloud kinds, each on its own provider at the same fake upstream. */
+export const realClientCloudModels = {
+  'azure-openai': 'rc-via-azure-openai',
+  bedrock: 'rc-via-bedrock',
+} as const;
+
+type CloudKind = keyof typeof realClientCloudModels;
 
 /** Claude on Amazon Bedrock (InvokeModel), reached with the bed's key as a Bedrock API key. */
-export const bedrockClaudeModel = 'rc-via-bedrock';
 export const bedrockUpstreamModel = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+
+/**
+ * A cloud kind's further provider settings and environment (region, credentials), and the
+ * deployment's upstream model where its name matters, if any.
+ */
+const cloudProviderSettings: Partial<
+  Record<
+    CloudKind,
+    { settings?: Record<string, unknown>; env?: Record<string, string>; upstreamModel?: string }
+  >
+> = {
+  bedrock: { settings: { region: 'us-east-1' }, upstreamModel: bedrockUpstreamModel },
+};
+
+export type { UpstreamDialect };
 
 /**
  * docs/decisions/0011: Codex always sends a `web_search` tool, which only an OpenAI-responses
@@ -76,11 +96,12 @@ export async function startRealClientBed(
   options: { config?: Record<string, unknown> } = {},
 ): Promise<RealClientBed> {
   const dialects = Object.keys(realClientModels) as UpstreamDialect[];
+  const cloudKinds = Object.keys(realClientCloudModels) as CloudKind[];
   const bed = await startUpstreamTestBed({
-    providers: {
-      ...Object.fromEntries(dialects.map((dialect) => [dialect, { kind: upstreamKinds[dialect] }])),
-      bedrock: { kind: 'bedrock', region: 'us-east-1' },
-    },
+    providers: Object.fromEntries([
+      ...dialects.map((dialect) => [dialect, { kind: upstreamKinds[dialect] }]),
+      ...cloudKinds.map((kind) => [kind, { kind, ...cloudProviderSettings[kind]?.settings }]),
+    ]),
     models: [
       ...dialects.map((dialect) =>
         testModel(realClientModels[dialect], dialect, {
@@ -90,13 +111,24 @@ export async function startRealClientBed(
           ignoreFields: exampleIgnoreFields(upstreamKinds[dialect]),
         }),
       ),
-      testModel(bedrockClaudeModel, 'bedrock', {
-        deployments: [{ provider: 'bedrock', upstreamModel: bedrockUpstreamModel }],
-        contextWindow: 200_000,
-        maxOutputTokens: 32_000,
-      }),
+      ...cloudKinds.map((kind) =>
+        testModel(realClientCloudModels[kind], kind, {
+          ...(cloudProviderSettings[kind]?.upstreamModel !== undefined
+            ? {
+                deployments: [
+                  { provider: kind, upstreamModel: cloudProviderSettings[kind]?.upstreamModel },
+                ],
+              }
+            : {}),
+          contextWindow: 200_000,
+          maxOutputTokens: 32_000,
+          // Azure speaks the responses dialect to Codex, as the example's OpenAI model does.
+          ignoreFields: exampleIgnoreFields('openai-responses'),
+        }),
+      ),
     ],
     upstreamKey,
+    env: Object.assign({}, ...cloudKinds.map((kind) => cloudProviderSettings[kind]?.env)),
     listen: true,
     ...(options.config !== undefined ? { config: options.config } : {}),
   });

@@ -91,8 +91,9 @@ function assistantBlock(
       // reasoning it could not carry changes nothing there, so it is left out (equivalent).
       if (finishedTurn) return undefined;
       // docs/architecture.md: signed reasoning travels only back to the family that signed it.
-      if (part.provider === 'openai') {
-        issues.push({ path, reason: 'reasoning signed by OpenAI cannot be sent to Anthropic' });
+      if (part.provider === 'openai' || part.provider === 'google') {
+        const family = part.provider === 'openai' ? 'OpenAI' : 'Gemini';
+        issues.push({ path, reason: `reasoning signed by ${family} cannot be sent to Anthropic` });
         return undefined;
       }
       if (part.text !== '') {

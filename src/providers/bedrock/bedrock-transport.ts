@@ -8,6 +8,11 @@ import {
   type UpstreamDialect,
 } from '../provider-transport.ts';
 import { adaptBedrockAnthropicBody } from './adapt-bedrock-anthropic-body.ts';
+import {
+  bedrockConverseCountTokensBody,
+  bedrockCountTokensPath,
+  readBedrockInputTokens,
+} from './convert-to-bedrock-count-tokens-request.ts';
 import { signBedrockRequest, type AwsCredentialProvider } from './sign-bedrock-request.ts';
 import { readBedrockEventBatches } from './read-bedrock-event-stream.ts';
 
@@ -91,6 +96,16 @@ export function bedrockTransport(
         );
       }
     },
+    // Claude's counts go with the client's own body (count-tokens-service.ts); a Converse
+    // model's with the prompt parts of its Converse body.
+    countTokens: (upstreamModel, dialect, body) =>
+      dialect === 'bedrock-converse'
+        ? {
+            path: bedrockCountTokensPath(upstreamModel),
+            body: bedrockConverseCountTokensBody(body),
+            read: readBedrockInputTokens,
+          }
+        : undefined,
     readEventBatches: readBedrockEventBatches,
   };
 }

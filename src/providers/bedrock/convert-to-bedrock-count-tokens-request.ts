@@ -1,6 +1,4 @@
-import type { CodecResult, GenerationCall } from '../../canonical/generation-call.ts';
 import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
-import { convertToBedrockConverseRequest } from './convert-to-bedrock-converse-request.ts';
 
 /** The path of Bedrock's CountTokens for a model. */
 export function bedrockCountTokensPath(upstreamModel: string): string {
@@ -22,30 +20,21 @@ export function bedrockInvokeCountTokensBody(invokeBody: Record<string, unknown>
 }
 
 /**
- * A CountTokens body for a Converse model: the prompt parts of the Converse body (`messages`,
- * `system`, `toolConfig`); output settings do not change the prompt size and are not sent, and
- * their issues do not apply.
+ * A CountTokens body for a Converse model: the prompt parts of its Converse body (`messages`,
+ * `system`, `toolConfig`); output settings do not change the prompt size and are not sent.
  */
-export function convertToBedrockConverseCountTokensRequest(
-  call: GenerationCall,
-  upstreamModel: string,
-): CodecResult<Record<string, unknown>> {
-  const encoded = convertToBedrockConverseRequest(
-    { ...call, maxOutputTokens: 1, topK: undefined, stopSequences: undefined },
-    { upstreamModel, promptCache: 'off', defaultMaxOutputTokens: 1 },
-  );
-  const { messages, system, toolConfig } = encoded.value;
+export function bedrockConverseCountTokensBody(converseBody: Record<string, unknown>): {
+  input: { converse: Record<string, unknown> };
+} {
+  const { messages, system, toolConfig } = converseBody;
   return {
-    value: {
-      input: {
-        converse: {
-          messages,
-          ...(system !== undefined ? { system } : {}),
-          ...(toolConfig !== undefined ? { toolConfig } : {}),
-        },
+    input: {
+      converse: {
+        messages,
+        ...(system !== undefined ? { system } : {}),
+        ...(toolConfig !== undefined ? { toolConfig } : {}),
       },
     },
-    issues: encoded.issues.filter((issue) => issue.path !== 'responseFormat'),
   };
 }
 

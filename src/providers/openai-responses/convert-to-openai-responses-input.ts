@@ -138,7 +138,9 @@ function assistantItems(
             reason:
               part.provider === 'anthropic'
                 ? 'Reasoning signed by Anthropic can only go back to an Anthropic upstream.'
-                : 'Unsigned reasoning has no equivalent on an OpenAI responses upstream.',
+                : part.provider === 'google'
+                  ? 'Reasoning signed by Gemini can only go back to a Gemini upstream.'
+                  : 'Unsigned reasoning has no equivalent on an OpenAI responses upstream.',
           });
         }
         return;

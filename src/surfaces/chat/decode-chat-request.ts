@@ -125,6 +125,7 @@ export function decodeChatRequest(body: Record<string, unknown>): DecodedRequest
   origins.recordField('reasoning', 'reasoning_effort');
   origins.recordField('reasoning.effort', 'reasoning_effort');
   origins.recordField('responseFormat', 'response_format');
+  origins.recordField('parallelToolCalls', 'parallel_tool_calls');
   origins.recordField('user', present('user') ? 'user' : 'safety_identifier');
   return { value: call, issues, origins };
 }

@@ -5,6 +5,7 @@ import type { SurfaceEncodeContext, SurfaceEvent, SurfaceStreamEncoder } from '.
 import { omitsThinkingText } from './decode-messages-reasoning.ts';
 import { mapMessagesStopReason } from './map-messages-stop-reason.ts';
 import { encodeOpenAIReasoningSignature } from './messages-openai-reasoning-signature.ts';
+import { encodeGoogleReasoningToken } from '../google-reasoning-token.ts';
 import { renderMessagesUsage } from './render-messages-usage.ts';
 
 type IndexedEvent = (index: number) => SurfaceEvent;
@@ -16,6 +17,8 @@ interface Block {
   ended: boolean;
   /** OpenAI reasoning only: what the signature token needs at the end. */
   openai?: { itemId?: string; text: string };
+  /** Gemini reasoning only: the thought text its signature token holds. */
+  google?: { text: string };
 }
 
 // Each event is one object literal of a fixed shape, its members in the order the Messages API
@@ -165,19 +168,25 @@ export function createMessagesStreamEncoder(
                 openai: { ...(part.itemId !== undefined ? { itemId: part.itemId } : {}), text: '' },
               }
             : {}),
+          ...(part.provider === 'google' ? { google: { text: '' } } : {}),
         });
         return;
       }
       case 'reasoning-delta': {
         const key = `reasoning:${part.id}`;
-        const openai = blocks.get(key)?.openai;
-        if (openai) openai.text += part.delta;
+        const block = blocks.get(key);
+        if (block?.openai) block.openai.text += part.delta;
+        if (block?.google) block.google.text += part.delta;
         if (!omitThinking) emit(key, deltaEvent({ type: 'thinking_delta', thinking: part.delta }));
         return;
       }
       case 'reasoning-end': {
         const key = `reasoning:${part.id}`;
-        const openai = blocks.get(key)?.openai;
+        const { openai, google } = blocks.get(key) ?? {};
+        const googleSignature =
+          google && part.signature !== undefined
+            ? encodeGoogleReasoningToken({ text: google.text, signature: part.signature })
+            : undefined;
         const signature = openai
           ? encodeOpenAIReasoningSignature({
               ...(openai.itemId !== undefined ? { itemId: openai.itemId } : {}),
@@ -186,7 +195,7 @@ export function createMessagesStreamEncoder(
                 : {}),
               summary: part.summary ?? (openai.text === '' ? [] : [openai.text]),
             })
-          : part.signature;
+          : (googleSignature ?? part.signature);
         // docs/clients.md: the signature arrives as one signature_delta just before the block
         // stops.
         if (signature !== undefined && signature !== '') {

@@ -15,6 +15,7 @@ import {
   decodeOpenAIReasoningSignature,
   isOpenAIReasoningSignature,
 } from './messages-openai-reasoning-signature.ts';
+import { decodeGoogleReasoningToken, isGoogleReasoningToken } from '../google-reasoning-token.ts';
 import { copyWith } from '../../shared/copy-with.ts';
 
 /** Tool names by `tool_use.id`, so that tool results can carry the name (canonical `toolName`). */
@@ -162,8 +163,16 @@ function decodeThinkingBlock(
   reportUnknownMessagesKeys(block, ['type', 'thinking', 'signature'], path, issues);
   const text = typeof block.thinking === 'string' ? block.thinking : '';
   const signature = typeof block.signature === 'string' ? block.signature : '';
-  // docs/architecture.md conventions: "" marks unsigned reasoning, `sy1.openai.` an OpenAI item.
+  // docs/architecture.md conventions: "" marks unsigned reasoning, `sy1.openai.` an OpenAI item,
+  // `sy1.google.` a Gemini signature.
   if (signature === '') return { type: 'reasoning', text };
+  if (isGoogleReasoningToken(signature)) {
+    const reasoning = decodeGoogleReasoningToken(signature);
+    if (reasoning === undefined) {
+      issues.push({ path: `${path}.signature`, reason: 'the reasoning signature was altered' });
+    }
+    return reasoning;
+  }
   if (!isOpenAIReasoningSignature(signature)) {
     return { type: 'reasoning', text, signature, provider: 'anthropic' };
   }

@@ -196,6 +196,7 @@ function recordFieldOrigins(body: Record<string, unknown>, origins: CallOrigins)
   origins.recordField('maxOutputTokens', 'max_tokens');
   origins.recordField('responseFormat', 'output_config.format');
   origins.recordField('user', 'metadata.user_id');
+  origins.recordField('parallelToolCalls', 'tool_choice.disable_parallel_tool_use');
   const output = body.output_config;
   const effort = isJsonObject(output) && output.effort !== undefined;
   origins.recordField('reasoning', 'thinking');

@@ -3,6 +3,7 @@ import { assertNever } from '../../canonical/stream-part.ts';
 import { isJsonObject, parseJsonText } from '../../wire/messages/messages-json-text.ts';
 import type { MessagesAssistantBlock } from '../../wire/messages/messages-wire-types.ts';
 import { encodeOpenAIReasoningSignature } from './messages-openai-reasoning-signature.ts';
+import { encodeGoogleReasoningToken } from '../google-reasoning-token.ts';
 
 /**
  * Tool arguments as the `input` object. Text that is not a JSON object (a model may emit broken
@@ -30,6 +31,10 @@ function renderReasoning(part: ReasoningPart): MessagesAssistantBlock {
         summary: part.summary ?? (part.text === '' ? [] : [part.text]),
       }),
     };
+  }
+  if (part.provider === 'google' && part.signature !== undefined) {
+    const signature = encodeGoogleReasoningToken({ text: part.text, signature: part.signature });
+    return { type: 'thinking', thinking: part.text, signature };
   }
   if (part.redactedData !== undefined)
     return { type: 'redacted_thinking', data: part.redactedData };

@@ -17,6 +17,7 @@ import {
 import { mintResponsesItemId } from './responses-item-id.ts';
 import { renderResponsesFailure } from './render-responses-failure.ts';
 import { copyWith } from '../../shared/copy-with.ts';
+import type { ReasoningFamily } from '../../canonical/generation-call.ts';
 
 interface OpenMessage {
   id: string;
@@ -28,7 +29,7 @@ interface OpenReasoning {
   kind: 'reasoning';
   id: string;
   outputIndex: number;
-  provider: 'anthropic' | 'openai' | undefined;
+  provider: ReasoningFamily | undefined;
   redactedData: string | undefined;
   text: string;
   summaryOpen: boolean;

@@ -5,6 +5,7 @@ import {
   anthropicReasoningPrefix,
   decodeAnthropicReasoningToken,
 } from './responses-reasoning-token.ts';
+import { decodeGoogleReasoningToken, isGoogleReasoningToken } from '../google-reasoning-token.ts';
 
 /** `status` and Codex's passthrough metadata describe the item, not the reasoning. */
 const reasoningFields = new Set([
@@ -45,7 +46,8 @@ function readTexts(
 
 /**
  * A reasoning item. Its `encrypted_content` decides the family: a gateway `sy1.anthropic.` token
- * becomes Anthropic thinking with its exact text and signature; any other value is OpenAI
+ * becomes Anthropic thinking with its exact text and signature, a `sy1.google.` token Gemini
+ * reasoning with its exact text and `thoughtSignature`; any other value is OpenAI
  * reasoning, kept byte-identical with its item id and summaries; none at all is unsigned reasoning.
  */
 export function decodeResponsesReasoningItem(
@@ -66,6 +68,18 @@ export function decodeResponsesReasoningItem(
     }
     // The summary and content are this gateway's rendering of the same thinking; the token is exact.
     return anthropicReasoningPart(reasoning);
+  }
+
+  if (typeof encrypted === 'string' && isGoogleReasoningToken(encrypted)) {
+    const reasoning = decodeGoogleReasoningToken(encrypted);
+    if (reasoning === undefined) {
+      issues.push({
+        path: `${path}.encrypted_content`,
+        reason: 'This reasoning token was not minted by this gateway or was altered.',
+      });
+    }
+    // As for Anthropic's: the summary is this gateway's rendering; the token is exact.
+    return reasoning;
   }
 
   const summary = readTexts(item.summary, 'summary_text', `${path}.summary`, issues);

@@ -205,6 +205,7 @@ export function decodeResponsesRequest(request: Record<string, unknown>): Decode
   origins.recordField('reasoning', 'reasoning');
   origins.recordField('reasoning.effort', 'reasoning.effort');
   origins.recordField('responseFormat', 'text.format');
+  origins.recordField('parallelToolCalls', 'parallel_tool_calls');
   origins.recordField('user', body.user !== undefined ? 'user' : 'safety_identifier');
   call.messages = decodeResponsesInput(body.input, body.instructions, issues, origins);
   call.tools = decodeResponsesTools(body.tools, issues);

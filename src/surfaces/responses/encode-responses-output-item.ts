@@ -1,4 +1,5 @@
 import type { FinishReason } from '../../canonical/finish-reason.ts';
+import type { ReasoningFamily } from '../../canonical/generation-call.ts';
 import type {
   ResponsesOutputFunctionCall,
   ResponsesOutputMessage,
@@ -7,6 +8,7 @@ import type {
 } from '../../wire/responses/responses-object-schema.ts';
 import { splitQualifiedName } from './responses-namespace-name.ts';
 import { encodeAnthropicReasoningToken } from './responses-reasoning-token.ts';
+import { encodeGoogleReasoningToken } from '../google-reasoning-token.ts';
 
 /** Output items built the same way for a whole result and for the stream's `done` events. */
 
@@ -23,7 +25,7 @@ export function outputMessage(
 }
 
 export interface ReasoningToRender {
-  provider?: 'anthropic' | 'openai';
+  provider?: ReasoningFamily | undefined;
   text: string;
   signature?: string;
   redactedData?: string;
@@ -59,6 +61,17 @@ export function outputReasoning(
       type: 'reasoning',
       summary: [],
       encrypted_content: encodeAnthropicReasoningToken({ redactedData: reasoning.redactedData }),
+    };
+  }
+  if (reasoning.provider === 'google' && reasoning.signature !== undefined) {
+    return {
+      id,
+      type: 'reasoning',
+      summary: asSummary(shown),
+      encrypted_content: encodeGoogleReasoningToken({
+        text: reasoning.text,
+        signature: reasoning.signature,
+      }),
     };
   }
   if (reasoning.provider === 'anthropic' && reasoning.signature !== undefined) {
