@@ -1,6 +1,9 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signBedrockRequest } from '../../src/providers/bedrock/sign-bedrock-request.ts';
+import {
+  createBedrockSigner,
+  signBedrockRequest,
+} from '../../src/providers/bedrock/sign-bedrock-request.ts';
 import { readBedrockEventBatches } from '../../src/providers/bedrock/read-bedrock-event-stream.ts';
 import type { UpstreamEvent } from '../../src/providers/provider-codec.ts';
 import { startFakeUpstream } from './fake-upstream-server.ts';
@@ -44,9 +47,11 @@ async function send(
   if ('bearer' in auth) sent.headers.authorization = `Bearer ${auth.bearer}`;
   else {
     await signBedrockRequest(sent, {
-      origin: fake.url,
-      region: 'us-east-1',
-      credentials: async () => ({ accessKeyId: credentials.accessKeyId, ...auth }),
+      origin: new URL(fake.url),
+      signer: createBedrockSigner('us-east-1', async () => ({
+        accessKeyId: credentials.accessKeyId,
+        ...auth,
+      })),
     });
   }
   const response = await request(`${fake.url}${path}`, {

@@ -13,7 +13,12 @@ import {
   bedrockCountTokensPath,
   readBedrockInputTokens,
 } from './convert-to-bedrock-count-tokens-request.ts';
-import { signBedrockRequest, type AwsCredentialProvider } from './sign-bedrock-request.ts';
+import {
+  createBedrockSigner,
+  signBedrockRequest,
+  type AwsCredentialProvider,
+  type BedrockSigner,
+} from './sign-bedrock-request.ts';
 import { readBedrockEventBatches } from './read-bedrock-event-stream.ts';
 
 /**
@@ -70,7 +75,9 @@ export function bedrockTransport(
   env: NodeJS.ProcessEnv,
 ): ProviderTransport {
   const region = provider.region ?? '';
-  let credentials: AwsCredentialProvider | undefined;
+  const origin = new URL(provider.baseUrl);
+  // Made on the first signed call: a provider with API keys never looks for AWS credentials.
+  let signer: BedrockSigner | undefined;
   return {
     dialect: (upstreamModel) => bedrockDialect(upstreamModel),
     generationPath(upstreamModel, dialect, stream) {
@@ -86,9 +93,9 @@ export function bedrockTransport(
         request.headers.authorization = `Bearer ${key.secret}`;
         return;
       }
-      credentials ??= environmentCredentials(env);
+      signer ??= createBedrockSigner(region, environmentCredentials(env));
       try {
-        await signBedrockRequest(request, { origin: provider.baseUrl, region, credentials });
+        await signBedrockRequest(request, { origin, signer });
       } catch (error) {
         // The chain's message names where it looked, never a secret.
         throw new UpstreamCredentialError(

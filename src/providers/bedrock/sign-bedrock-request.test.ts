@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signBedrockRequest } from './sign-bedrock-request.ts';
+import { createBedrockSigner, signBedrockRequest } from './sign-bedrock-request.ts';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',
@@ -53,9 +53,8 @@ describe('signBedrockRequest', () => {
   it('signs for the bedrock service with the double-escaped model path and the host port', async () => {
     const signed = request();
     await signBedrockRequest(signed, {
-      origin: 'http://127.0.0.1:8443',
-      region: 'us-east-1',
-      credentials: async () => credentials,
+      origin: new URL('http://127.0.0.1:8443'),
+      signer: createBedrockSigner('us-east-1', async () => credentials),
       signingDate,
     });
     expect(signed.headers.host).toBe('127.0.0.1:8443');
@@ -71,9 +70,11 @@ describe('signBedrockRequest', () => {
   it('sends the session token of temporary credentials, signed', async () => {
     const signed = request();
     await signBedrockRequest(signed, {
-      origin: 'https://bedrock-runtime.us-east-1.amazonaws.com',
-      region: 'us-east-1',
-      credentials: async () => ({ ...credentials, sessionToken: 'FQoGZXIvYXdzEXAMPLE' }),
+      origin: new URL('https://bedrock-runtime.us-east-1.amazonaws.com'),
+      signer: createBedrockSigner('us-east-1', async () => ({
+        ...credentials,
+        sessionToken: 'FQoGZXIvYXdzEXAMPLE',
+      })),
       signingDate,
     });
     expect(signed.headers['x-amz-security-token']).toBe('FQoGZXIvYXdzEXAMPLE');

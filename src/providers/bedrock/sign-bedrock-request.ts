@@ -15,42 +15,49 @@ export type AwsCredentialProvider = () => Promise<{
   sessionToken?: string;
 }>;
 
+/**
+ * A SigV4 signer of Bedrock Runtime requests (service `bedrock`) for a region and credentials,
+ * made once per provider: it keeps the day's signing key between requests.
+ */
+export function createBedrockSigner(region: string, credentials: AwsCredentialProvider) {
+  return new SignatureV4({
+    service: 'bedrock',
+    region,
+    credentials,
+    sha256: Hash.bind(null, 'sha256'),
+  });
+}
+
+export type BedrockSigner = ReturnType<typeof createBedrockSigner>;
+
 export interface BedrockSigning {
   /** The provider's `baseUrl` origin (its host is signed). */
-  origin: string;
-  region: string;
-  credentials: AwsCredentialProvider;
+  origin: URL;
+  signer: BedrockSigner;
   /** For tests: the signing time. */
   signingDate?: Date;
 }
 
 /**
- * Signs a Bedrock Runtime request with AWS Signature Version 4 (service `bedrock`) in place:
- * `authorization`, `x-amz-date`, `x-amz-content-sha256`, `x-amz-security-token` with temporary
- * credentials, and the `host` the signature names. The path is escaped once more for the
- * canonical request, as SigV4 wants for every service but S3 (a model id's `%3A` signs as
- * `%253A`).
+ * Signs a Bedrock Runtime request with AWS Signature Version 4 in place: `authorization`,
+ * `x-amz-date`, `x-amz-content-sha256`, `x-amz-security-token` with temporary credentials, and
+ * the `host` the signature names. The path is escaped once more for the canonical request, as
+ * SigV4 wants for every service but S3 (a model id's `%3A` signs as `%253A`).
  */
 export async function signBedrockRequest(
   request: SignableRequest,
   signing: BedrockSigning,
 ): Promise<void> {
-  const url = new URL(signing.origin);
-  const signer = new SignatureV4({
-    service: 'bedrock',
-    region: signing.region,
-    credentials: signing.credentials,
-    sha256: Hash.bind(null, 'sha256'),
-  });
+  const url = signing.origin;
   const [path = '/', search] = request.path.split('?', 2);
-  const signed = await signer.sign(
+  const signed = await signing.signer.sign(
     {
       method: 'POST',
       protocol: url.protocol,
       hostname: url.hostname,
       ...(url.port !== '' ? { port: Number(url.port) } : {}),
       path,
-      query: Object.fromEntries(new URLSearchParams(search ?? '')),
+      query: search === undefined ? {} : Object.fromEntries(new URLSearchParams(search)),
       headers: { ...request.headers, host: url.host },
       body: request.body,
     },
