@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UpstreamEvent } from '../provider-codec.ts';
 import {
+  encodeBedrockMessage,
   encodeBedrockException,
   encodeInvokeChunk,
   readBedrockJsonFixture,
@@ -44,6 +45,23 @@ describe('readBedrockEventBatches', () => {
         type: 'error',
         error: { type: 'api_error', message: 'modelStreamErrorException: The model stopped.' },
       }),
+    });
+  });
+
+  it('turns an error message (error code and message in headers) into an error event', async () => {
+    const bytes = encodeBedrockMessage(
+      {
+        ':message-type': 'error',
+        ':error-code': 'InternalFailure',
+        ':error-message': 'An internal error occurred.',
+      },
+      '',
+    );
+    const [event] = (await readAll(bytes, 7)).flat();
+    expect(event?.event).toBe('error');
+    expect(JSON.parse(event?.data ?? '{}').error).toEqual({
+      type: 'api_error',
+      message: 'InternalFailure: An internal error occurred.',
     });
   });
 
