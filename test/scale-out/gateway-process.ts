@@ -57,6 +57,11 @@ export class GatewayProcess {
     return this.#output.slice(-4_000);
   }
 
+  /** The running process's id (for its CPU time in /proc). */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
   get running(): boolean {
     return this.#child !== undefined && this.#child.exitCode === null && !this.#child.killed;
   }

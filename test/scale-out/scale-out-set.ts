@@ -36,6 +36,10 @@ export interface ScaleOutSet {
   images: FakeImageUpstream;
   /** The same PostgreSQL database the gateways use, for the operator and the assertions. */
   store: Store;
+  /** The database made for the run. */
+  databaseName: string;
+  /** The usage table's size on disk with its indexes, and its rows. */
+  usageTableSize(): Promise<{ bytes: number; rows: number }>;
   operator: OperatorService;
   redis: Redis;
   redisKeyPrefix: string;
@@ -167,6 +171,20 @@ export async function startScaleOutSet(count = 3): Promise<ScaleOutSet> {
     upstream,
     images,
     store,
+    databaseName: database,
+    async usageTableSize() {
+      const client = new pg.Client({ connectionString: databaseUrl.toString() });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ bytes: string; rows: string }>(
+          `select pg_total_relation_size('usage_records')::text as bytes,
+             (select count(*) from usage_records)::text as rows`,
+        );
+        return { bytes: Number(rows[0]?.bytes), rows: Number(rows[0]?.rows) };
+      } finally {
+        await client.end();
+      }
+    },
     operator: new OperatorService(store),
     redis,
     redisKeyPrefix,
