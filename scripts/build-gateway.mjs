@@ -33,8 +33,9 @@ function bundleOnly(packages) {
   };
 }
 
-// `--outdir=PATH` builds elsewhere than dist/ (a container image's root, a test's own copy); the
-// folder must sit under the repository for the build's imports to find node_modules.
+// `--outdir=PATH` builds elsewhere than dist/ (a container image's root, a test's own copy). The
+// build imports its dependencies at run time from the node_modules above it: put one there
+// (scripts/build-image-root.sh) or build to a folder inside the repository.
 const outdirArgument = process.argv.find((argument) => argument.startsWith('--outdir='));
 const dist =
   outdirArgument === undefined
