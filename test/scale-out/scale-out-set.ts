@@ -38,6 +38,8 @@ export interface ScaleOutSet {
   store: Store;
   /** The database made for the run. */
   databaseName: string;
+  /** Runs statements on the run's database, as its owner. */
+  runSql(text: string): Promise<void>;
   /** The usage table's size on disk with its indexes, and its rows. */
   usageTableSize(): Promise<{ bytes: number; rows: number }>;
   operator: OperatorService;
@@ -172,6 +174,15 @@ export async function startScaleOutSet(count = 3): Promise<ScaleOutSet> {
     images,
     store,
     databaseName: database,
+    async runSql(text) {
+      const client = new pg.Client({ connectionString: databaseUrl.toString() });
+      await client.connect();
+      try {
+        await client.query(text);
+      } finally {
+        await client.end();
+      }
+    },
     async usageTableSize() {
       const client = new pg.Client({ connectionString: databaseUrl.toString() });
       await client.connect();

@@ -254,6 +254,52 @@ describe.runIf(problem === undefined || ciRequiresStores)(
       set.upstream.clearKeyBehaviour(upstreamKeys.anthropic);
     }, 30_000);
 
+    it('lands a settlement PostgreSQL refused, kept by a process that never came back, once (docs/decisions/0161)', async () => {
+      const [, middle] = set.gateways;
+      if (middle === undefined) throw new Error('three gateways expected');
+      const account = await set.operator.createAccount({ name: 'spooled', isAdmin: false });
+      await set.operator.changeCredits({
+        accountId: account.id,
+        amount: 100_000_000,
+        reason: 'grant',
+        kind: 'grant',
+      });
+      const { token, apiKey } = await set.operator.createToken({
+        accountId: account.id,
+        name: 'spooled',
+        expiresAt: null,
+        allowedModels: null,
+      });
+      // PostgreSQL refuses this token's usage records, as it would while failing over.
+      await set.runSql(`
+        create function refuse_spooled_usage() returns trigger language plpgsql as $$
+        begin raise exception 'the store is failing over'; end $$;
+        create trigger refuse_spooled_usage before insert on usage_records for each row
+        when (new.api_key_id = '${apiKey.id}') execute function refuse_spooled_usage();`);
+      const spool = `${set.redisKeyPrefix}:settlements`;
+      try {
+        const answer = await sendToGateway(`${middle.url}/v1/chat/completions`, {
+          token,
+          body: chatBody('gpt-4.1-mini', 'charge me later'),
+        });
+        expect(answer.status, answer.text).toBe(200);
+        expect(await set.redis.hlen(spool)).toBe(1);
+        expect((await set.store.ledger.getBalance(account.id)).held).toBeGreaterThan(0);
+        await middle.kill();
+      } finally {
+        await set.runSql(
+          'drop trigger refuse_spooled_usage on usage_records; drop function refuse_spooled_usage();',
+        );
+      }
+      // Its replacement starts with nothing of its own: what it lands comes from Redis.
+      await middle.start();
+      expect(await set.redis.hlen(spool)).toBe(0);
+      const records = await set.store.usage.listUsage(account.id, 10);
+      expect(records).toHaveLength(1);
+      expect(records[0]?.cost).toBeGreaterThan(0);
+      await expectExactLedger(set, account.id, 100_000_000, []);
+    }, 60_000);
+
     it('keeps serving through a kill -9 under load, frees what the dead process held in time, and charges each call once', async () => {
       const [first, second] = urls() as [string, string, string];
       const victim = set.gateways[2];
@@ -405,6 +451,6 @@ describe.runIf(problem === undefined || ciRequiresStores)(
       expect(outcomes.filter((outcome) => outcome.status !== 200)).toEqual([]);
       expect(drained).toBeGreaterThan(0);
       await expectExactLedger(set, accountId, 100_000_000, answeredIds(outcomes));
-    }, 90_000);
+    }, 150_000);
   },
 );
