@@ -1,15 +1,20 @@
 /**
- * `npm run bench:scale-out [-- --processes=N] [--seconds=S] [--accounts=A] [--tokens=T]`
+ * `npm run bench:scale-out [-- --processes=N] [--store=postgres|sqlite] [--seconds=S]
+ * [--accounts=A] [--tokens=T]`
  *
  * What one call of the scale-out set asks of each engine (docs/deployment.md, "From 3 to 100
- * nodes"): N gateway processes started from deploy/switchyard.config.json by the scale-out
- * suite's harness (a PostgreSQL database of the run, this machine's Redis, s3rver, fake
- * upstreams in this process), loaded with chat completions JSON by autocannon over T tokens of A
- * accounts for S seconds after a 3 s warm-up. Prints one JSON line: calls per second, latency,
+ * nodes"; docs/performance.md, "Scale-out"): N gateway processes started from
+ * deploy/switchyard.config.json by the scale-out suite's harness (a PostgreSQL database of the
+ * run, this machine's Redis, s3rver, fake upstreams in this process) behind one port (a TCP
+ * balancer here that hands each connection to the next process), loaded with chat completions
+ * JSON by autocannon over T tokens of A accounts for S seconds after a 3 s warm-up.
+ * `--store=sqlite` runs one process on the embedded store instead, limits and routing state in
+ * the process. Prints one JSON line: calls per second, latency,
  * the gateways' CPU per call (from /proc), Redis commands and PostgreSQL transactions per call,
  * and the usage table's bytes per row. Needs PostgreSQL and Redis as the tests do.
  */
 import { readFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -23,6 +28,7 @@ function option(name: string, fallback: number): number {
 }
 
 const processes = option('processes', 1);
+const store = process.argv.includes('--store=sqlite') ? 'sqlite' : 'postgres';
 const seconds = option('seconds', 10);
 const accountCount = option('accounts', 100);
 // The example allows 60 calls a minute per token: enough tokens that none runs out.
@@ -34,7 +40,24 @@ function cpuMicros(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-const set = await startScaleOutSet(processes);
+/** One port in front of the processes: each new connection goes to the next one in turn. */
+async function startBalancer(ports: number[]): Promise<{ server: Server; url: string }> {
+  let turn = 0;
+  const server = createServer((client) => {
+    turn += 1;
+    const backend = connect(ports[turn % ports.length] as number, '127.0.0.1');
+    client.pipe(backend).pipe(client);
+    client.on('error', () => backend.destroy());
+    backend.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const set = await startScaleOutSet(processes, { store });
+const balancer = await startBalancer(
+  set.gateways.map((gateway) => Number(new URL(gateway.url).port)),
+);
 try {
   const accounts: string[] = [];
   for (let index = 0; index < accountCount; index += 1) {
@@ -65,7 +88,7 @@ try {
   const load = (duration: number) => {
     let turn = 0;
     return autocannon({
-      url: set.gateways.map((gateway) => gateway.url),
+      url: balancer.url,
       connections: 32,
       duration,
       requests: [
@@ -92,15 +115,17 @@ try {
   const admin = new pg.Client({ connectionString: postgresConnectionString });
   await admin.connect();
   const transactions = async () =>
-    Number(
-      (
-        await admin.query<{ count: string }>(
-          `select (xact_commit + xact_rollback)::text as count from pg_stat_database
+    store === 'sqlite'
+      ? 0
+      : Number(
+          (
+            await admin.query<{ count: string }>(
+              `select (xact_commit + xact_rollback)::text as count from pg_stat_database
            where datname = $1`,
-          [set.databaseName],
-        )
-      ).rows[0]?.count,
-    );
+              [set.databaseName],
+            )
+          ).rows[0]?.count,
+        );
   const redisCommands = async () =>
     Number(/total_commands_processed:(\d+)/.exec(await set.redis.info('stats'))?.[1]);
   const pids = set.gateways.map((gateway) => gateway.pid as number);
@@ -121,6 +146,7 @@ try {
   console.log(
     JSON.stringify({
       processes,
+      store,
       seconds,
       accounts: accountCount,
       tokens: tokenCount,
@@ -137,5 +163,6 @@ try {
     }),
   );
 } finally {
+  balancer.server.close();
   await set.close();
 }

@@ -10,6 +10,7 @@ import S3rver from 's3rver';
 
 import { OperatorService } from '../../src/operator/operator-service.ts';
 import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startFakeUpstream, type FakeUpstream } from '../fake-upstream/fake-upstream-server.ts';
 import { startFakeImageUpstream, type FakeImageUpstream } from '../images/fake-image-upstream.ts';
@@ -71,11 +72,25 @@ export function localizeDeploymentConfig(
 }
 
 /**
+ * The same configuration on the embedded store, for comparing one process on SQLite against
+ * one on PostgreSQL (`npm run bench:scale-out -- --store=sqlite`): limits and routing state then
+ * stay in the process.
+ */
+function onEmbeddedStore(config: Record<string, unknown>): Record<string, unknown> {
+  return { ...config, store: { backend: 'sqlite' } };
+}
+
+/**
  * Three gateway processes as docs/deployment.md runs them, on a PostgreSQL database made for the
  * run (dropped at the end), this machine's Redis under a key prefix of the run, and s3rver for
  * the blobs. They start together on the empty database: migrations run once, under their lock.
  */
-export async function startScaleOutSet(count = 3): Promise<ScaleOutSet> {
+export async function startScaleOutSet(
+  count = 3,
+  options: { store?: 'postgres' | 'sqlite' } = {},
+): Promise<ScaleOutSet> {
+  const embedded = options.store === 'sqlite';
+  if (embedded && count !== 1) throw new Error('one process per embedded store');
   const folder = await mkdtemp(path.join(tmpdir(), 'switchyard-scale-out-'));
   const database = `switchyard_scale_out_${randomUUID().replaceAll('-', '')}`;
   const adminUrl = new URL(postgresConnectionString);
@@ -105,20 +120,23 @@ export async function startScaleOutSet(count = 3): Promise<ScaleOutSet> {
   await writeFile(
     configPath,
     JSON.stringify(
-      localizeDeploymentConfig(deployment, {
-        upstream: upstream.url,
-        images: images.url,
-        s3: `http://127.0.0.1:${s3Address.port}`,
-        redisKeyPrefix,
-      }),
+      (embedded ? onEmbeddedStore : (config: Record<string, unknown>) => config)(
+        localizeDeploymentConfig(deployment, {
+          upstream: upstream.url,
+          images: images.url,
+          s3: `http://127.0.0.1:${s3Address.port}`,
+          redisKeyPrefix,
+        }),
+      ),
     ),
   );
 
   // What docs/deployment.md's environment file holds, with this machine's values.
   const environment = {
     SWITCHYARD_CONFIG: configPath,
-    SWITCHYARD_DATABASE_URL: databaseUrl.toString(),
-    SWITCHYARD_REDIS_URL: testRedisUrl,
+    ...(embedded
+      ? {}
+      : { SWITCHYARD_DATABASE_URL: databaseUrl.toString(), SWITCHYARD_REDIS_URL: testRedisUrl }),
     SWITCHYARD_SEAL_KEY: 'scale-out-suite-seal-key-0123456789abcdef',
     SWITCHYARD_ADMIN_TOKEN: 'scale-out-suite-admin-secret',
     SWITCHYARD_LOG_LEVEL: 'warn',
@@ -163,7 +181,13 @@ export async function startScaleOutSet(count = 3): Promise<ScaleOutSet> {
   };
   try {
     await Promise.all(gateways.map((gateway) => gateway.start()));
-    store = await openPostgresStore({ connectionString: databaseUrl.toString() });
+    store = embedded
+      ? // Beside the running gateway, as the operator CLI opens it (docs/decisions/0014).
+        await openSqliteStore({
+          path: path.join(folder, 'gateway-0', 'switchyard.sqlite'),
+          owner: false,
+        })
+      : await openPostgresStore({ connectionString: databaseUrl.toString() });
   } catch (error) {
     await close();
     throw error;
@@ -184,6 +208,7 @@ export async function startScaleOutSet(count = 3): Promise<ScaleOutSet> {
       }
     },
     async usageTableSize() {
+      if (embedded) return { bytes: Number.NaN, rows: Number.NaN };
       const client = new pg.Client({ connectionString: databaseUrl.toString() });
       await client.connect();
       try {
