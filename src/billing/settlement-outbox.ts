@@ -35,6 +35,8 @@ export interface SettlementOutboxOptions {
 export class SettlementOutbox {
   readonly #options: SettlementOutboxOptions;
   readonly #waiting = new Map<string, Settlement>();
+  /** Unreadable entries already reported: each flush reads the spool again. */
+  readonly #reported = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
 
@@ -107,7 +109,11 @@ export class SettlementOutbox {
     const { spool } = this.#options;
     if (spool === undefined) return;
     try {
-      const kept = await spool.load((error, where) => this.#options.onUnreadable?.(error, where));
+      const kept = await spool.load((error, where) => {
+        if (this.#reported.has(where)) return;
+        this.#reported.add(where);
+        this.#options.onUnreadable?.(error, where);
+      });
       for (const settlement of kept) this.#waiting.set(settlement.id, settlement);
     } catch (error) {
       this.#options.onSpoolError?.(error);

@@ -85,5 +85,18 @@ describe.runIf(admin !== undefined)('RedisSettlementSpool (docs/decisions/0161)'
     expect(kept).toEqual([]);
     expect(unreadable).toEqual([`${prefix}:settlements broken`]);
     expect(await redis.hkeys(`${prefix}:settlements`)).toEqual(['broken']);
+
+    // An outbox reads the spool on every flush, and says so once.
+    const reported: string[] = [];
+    const outbox = new SettlementOutbox({
+      ledger: {} as CreditLedger,
+      spool: new RedisSettlementSpool(redis, prefix),
+      retryMs: 60_000,
+      onUnreadable: (_, where) => reported.push(where),
+    });
+    await outbox.flush();
+    await outbox.flush();
+    outbox.close();
+    expect(reported).toEqual([`${prefix}:settlements broken`]);
   });
 });
