@@ -378,7 +378,8 @@ export class GenerationService {
     const { router, observer } = this.#dependencies;
     const startedAt = this.#dependencies.now();
     const observed: ObservedAttempt[] = [];
-    let firstByteAt: number | undefined;
+    // Set once a stream's headers leave; the call's record reads it when its billing ends.
+    let firstByteAt: number | undefined = undefined;
     const traceparent = singleHeader(input.headers.traceparent);
     const start = {
       requestId: input.requestId,
@@ -408,11 +409,12 @@ export class GenerationService {
           usage: summary.usage,
           costMicroCredits: summary.costMicroCredits,
           startedAt,
-          endedAt: this.#dependencies.now(),
+          endedAt: summary.endedAt,
           firstByteAt,
           attempts: observed,
-          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-          ...(traceparent !== undefined ? { traceparent } : {}),
+          // Set even when undefined: every call's record then has one shape.
+          maxOutputTokens,
+          traceparent,
         };
         input.onSettled?.(call);
         observer?.observe(call);
@@ -564,7 +566,7 @@ export class GenerationService {
           ));
         if (balance !== undefined) headers['x-switchyard-balance'] = formatCredits(balance);
       }
-      firstByteAt = this.#dependencies.now();
+      // A JSON answer's billing, and so its record, ended before its first byte: no time to it.
       return {
         kind: 'json',
         headers: copyWith(headers, { 'content-type': 'application/json' }),
