@@ -567,9 +567,11 @@ export class GenerationService {
         if (balance !== undefined) headers['x-switchyard-balance'] = formatCredits(balance);
       }
       // A JSON answer's billing, and so its record, ended before its first byte: no time to it.
+      // The answer's own header object: nothing else holds it, so it takes its type in place.
+      headers['content-type'] = 'application/json';
       return {
         kind: 'json',
-        headers: copyWith(headers, { 'content-type': 'application/json' }),
+        headers,
         body: answer.text,
         trace,
       };
