@@ -70,6 +70,10 @@ type CountingMethod =
 function countingMethod(deployment: Deployment): CountingMethod | undefined {
   const { provider } = deployment;
   if (provider.kind === 'anthropic') return 'anthropic';
+  // Claude on a cloud that counts a Messages body on a route of its own (Vertex AI): the
+  // client's body is counted as it is, like Anthropic's own count.
+  if (deployment.dialects.messages === 'anthropic' && deployment.transport.countTokens)
+    return 'anthropic';
   // Claude on Bedrock: the client's own body as InvokeModel takes it, to CountTokens.
   if (provider.kind === 'bedrock' && deployment.dialects.messages === 'anthropic')
     return 'bedrock-invoke';
@@ -130,12 +134,21 @@ export class CountTokensService {
       }).body;
       delete body.max_tokens;
       delete body.stream;
-      const counted = await this.#ask(deployment, dependencies.anthropicCountPath, body, {
+      const request = deployment.transport.countTokens?.(
+        deployment.upstreamModel,
+        'anthropic',
+        body,
+      ) ?? {
+        path: dependencies.anthropicCountPath,
+        body,
+        // Anthropic's count has the same `input_tokens` field.
+        read: readOpenAIInputTokens,
+      };
+      const counted = await this.#ask(deployment, request.path, request.body, {
         clientHeaders: input.headers,
         sameDialect: true,
         signal,
-        // Anthropic's count has the same `input_tokens` field.
-        read: readOpenAIInputTokens,
+        read: request.read,
       });
       return { input_tokens: counted, source: 'upstream' };
     }

@@ -13,6 +13,7 @@ const cloudProviderNames: Readonly<Record<string, string>> = {
   'azure-openai': 'azure.ai.openai',
   bedrock: 'aws.bedrock',
   gemini: 'gcp.gemini',
+  vertex: 'gcp.vertex_ai',
 };
 
 /** The bucket boundaries the GenAI semantic conventions recommend for each instrument. */

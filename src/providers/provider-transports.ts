@@ -4,6 +4,7 @@ import { bedrockTransport } from './bedrock/bedrock-transport.ts';
 import { geminiTransport } from './gemini/gemini-transport.ts';
 import type { ProviderTransport } from './provider-transport.ts';
 import { setBearer, staticKeyTransport } from './shared/static-key-transport.ts';
+import { vertexTransport } from './vertex/vertex-transport.ts';
 
 /** Builds the transport of one configured provider; cheap, and no call leaves before a request. */
 type TransportFactory = (provider: TextProviderConfig, env: NodeJS.ProcessEnv) => ProviderTransport;
@@ -21,5 +22,6 @@ export const providerTransports: Record<TextProviderConfig['kind'], TransportFac
   'openai-responses': () => openAIResponses,
   'azure-openai': azureOpenAITransport,
   gemini: geminiTransport,
+  vertex: vertexTransport,
   bedrock: bedrockTransport,
 };

@@ -1,31 +1,32 @@
 import type { ServerResponse } from 'node:http';
-import type { FakeIdSource } from './fake-ids.ts';
-import type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
-import type { FakePromptCache } from './fake-prompt-cache.ts';
-import type { FakeReplyScript, FakeTokenCountReply, RecordedRequest } from './fake-reply.ts';
 
-/** What a provider's own wire reads of the fake's shared state (queues, key rules, cache). */
-export interface FakeWireState {
-  takeReply(): FakeReplyScript | undefined;
-  takeTokenCount(): FakeTokenCountReply | undefined;
-  keyRule(key: string | undefined): FakeKeyBehaviour | undefined;
-  promptCache: FakePromptCache | undefined;
-  ids: FakeIdSource;
-  /** The fake's `requireKey`: a Bearer key the routes accept (any key when unset). */
-  requireKey: string | undefined;
-}
+import type { FakeDialectRenderer } from './fake-dialect-renderer.ts';
+import type { FakeErrorReply, RecordedRequest } from './fake-reply.ts';
 
 /**
- * A cloud provider's own routes, credential check and framing (wire-<kind>.ts), answered with the
- * fake's reply scripts like the three dialects' routes.
+ * How a cloud's wire format reaches one of the fake's dialects: its own paths (the model in the
+ * URL), its own credential (an access token rather than a key) and its own error shape. The fake
+ * asks every wire it was given before its own routes.
  */
 export interface FakeWire {
-  matches(path: string): boolean;
-  /** `markCut` tells the server the fake itself cut the connection (not a client abort). */
-  answer(
-    recorded: RecordedRequest,
-    response: ServerResponse,
-    state: FakeWireState,
-    markCut: () => void,
-  ): Promise<void>;
+  /** Answers a route the wire owns outright (a token endpoint); true when it did. */
+  answerOwnRoute?(request: RecordedRequest, response: ServerResponse): boolean;
+  /** How the wire routes a request, or undefined when the path is not one of its routes. */
+  route(request: RecordedRequest): FakeWireRoute | undefined;
+}
+
+export interface FakeWireRoute {
+  /** The dialect's renderer, with the cloud's error shape. */
+  renderer: FakeDialectRenderer;
+  kind: 'generation' | 'token-count';
+  /** Answer as a stream (the method in the path says so, not the body). */
+  stream: boolean;
+  /** Who the credential names (becomes `RecordedRequest.key`), undefined when it names nobody. */
+  key: string | undefined;
+  /** The body as the dialect's renderer reads it, e.g. with the model taken from the path. */
+  body: Record<string, unknown>;
+  /** Refused before anything else: no valid credential, or a body the cloud would not take. */
+  refusal?: FakeErrorReply;
+  /** A token-counting route's answer; absent: the Messages API's `{input_tokens}`. */
+  renderTokenCount?(inputTokens: number): unknown;
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FakeWire, FakeWireState } from './fake-wire.ts';
+import type { FakeWireHandler, FakeWireState } from './fake-wire-handler.ts';
 import type { RenderContext } from './fake-dialect-renderer.ts';
 import type { FakeErrorReply, FakeSuccessReply, RecordedRequest } from './fake-reply.ts';
 import { anthropicRenderer } from './render-anthropic-reply.ts';
@@ -131,7 +131,7 @@ export interface FakeBedrockOptions {
  * known credentials) or carries a Bedrock API key as a Bearer token. Errors are `{"message"}`
  * with the exception's name in `x-amzn-errortype`; stream failures are exception messages.
  */
-export function createBedrockWire(options: FakeBedrockOptions = {}): FakeWire {
+export function createBedrockWire(options: FakeBedrockOptions = {}): FakeWireHandler {
   const credentials = options.credentials ?? [];
 
   async function authenticate(
