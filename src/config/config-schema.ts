@@ -36,6 +36,7 @@ export const ProviderConfigSchema = Type.Object(
         Type.Literal('azure-openai'),
         Type.Literal('gemini'),
         Type.Literal('vertex'),
+        Type.Literal('bedrock'),
       ],
       { description: 'How the upstream is reached and which dialect it speaks.' },
     ),

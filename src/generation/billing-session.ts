@@ -72,7 +72,9 @@ export interface SessionSummary {
   /** Micro-credits the usage is priced at (the charge, unless the balance fell short). */
   costMicroCredits: number;
   /** The usage by token type, when the call had any. */
-  usage?: Usage;
+  usage?: Usage | undefined;
+  /** Epoch ms the billing ended: the usage record's time. */
+  endedAt: number;
 }
 
 export interface SessionEnd {
@@ -152,6 +154,7 @@ export class BillingSession {
       inputTokens: 0,
       outputTokens: 0,
       costMicroCredits: 0,
+      endedAt: now,
     });
     await dependencies.usage.recordUsage({
       requestId: start.requestId,
@@ -214,9 +217,14 @@ export class BillingSession {
     const { principal, promptTokens, maxOutputTokens } = this.#start;
     const minimum = Math.min(this.#start.minimumOutputTokens ?? maxOutputTokens, maxOutputTokens);
     const models = [this.#start.model, ...(this.#start.alsoPricedAs ?? [])];
-    // Only upstreams of the Anthropic dialect bill cache writes, the dearest prompt rate.
+    // Only upstreams of the Anthropic and Converse dialects bill cache writes, the dearest
+    // prompt rate.
     const writesCache = models.some((model) =>
-      model.deployments.some((deployment) => deployment.dialects.messages === 'anthropic'),
+      model.deployments.some(
+        (deployment) =>
+          deployment.dialects.messages === 'anthropic' ||
+          deployment.dialects.messages === 'bedrock-converse',
+      ),
     );
     const model = { prices: models.length === 1 ? this.#start.model.prices : dearest(models) };
     const holdId = `hold_${randomHex(16)}`;
@@ -292,7 +300,8 @@ export class BillingSession {
       inputTokens: usage?.inputTokens.total ?? 0,
       outputTokens: usage?.outputTokens.total ?? 0,
       costMicroCredits: cost,
-      ...(usage !== undefined ? { usage } : {}),
+      usage,
+      endedAt: createdAt,
     });
     const settled = settlements.submit({
       id: ledgerEntryId(createdAt),

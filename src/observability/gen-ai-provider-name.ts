@@ -11,6 +11,7 @@ export function genAiProviderName(providerKind: string): string {
 
 const cloudProviderNames: Readonly<Record<string, string>> = {
   'azure-openai': 'azure.ai.openai',
+  bedrock: 'aws.bedrock',
   gemini: 'gcp.gemini',
   vertex: 'gcp.vertex_ai',
 };

@@ -1,5 +1,6 @@
 import type { TextProviderConfig } from '../config/config-schema.ts';
 import { azureOpenAITransport } from './azure-openai/azure-openai-transport.ts';
+import { bedrockTransport } from './bedrock/bedrock-transport.ts';
 import { geminiTransport } from './gemini/gemini-transport.ts';
 import type { ProviderTransport } from './provider-transport.ts';
 import { setBearer, staticKeyTransport } from './shared/static-key-transport.ts';
@@ -22,4 +23,5 @@ export const providerTransports: Record<TextProviderConfig['kind'], TransportFac
   'azure-openai': azureOpenAITransport,
   gemini: geminiTransport,
   vertex: vertexTransport,
+  bedrock: bedrockTransport,
 };

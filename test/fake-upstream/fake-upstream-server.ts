@@ -11,6 +11,7 @@ import {
 import { defaultFakeReply } from './default-fake-reply.ts';
 import type { FakeDialectRenderer, RenderContext, WireRoute } from './fake-dialect-renderer.ts';
 import { createFakeIdSource } from './fake-ids.ts';
+import type { FakeWireHandler, FakeWireState } from './fake-wire-handler.ts';
 import type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
 import type { FakeWire, FakeWireRoute } from './fake-wire.ts';
 import { createFakePromptCache } from './fake-prompt-cache.ts';
@@ -29,12 +30,14 @@ import type { FakeRateLimits } from './render-rate-limit-headers.ts';
 import { estimateTokens, resolveFakeReply } from './resolve-fake-reply.ts';
 import { writeJsonReply, writeSseReply } from './write-fake-reply.ts';
 import { azurePromptFilterChunk, matchAzureRoute, presentedAzureKey } from './wire-azure-openai.ts';
+import { createBedrockWire, type FakeBedrockOptions } from './wire-bedrock.ts';
 import { matchGeminiWire } from './wire-gemini.ts';
 
 export type * from './fake-reply.ts';
 export type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
 export type { FakeRateLimits } from './render-rate-limit-headers.ts';
 export type { FakeWire } from './fake-wire.ts';
+export type { FakeAwsCredentials, FakeBedrockOptions } from './wire-bedrock.ts';
 
 export interface FakeUpstreamOptions {
   /** Answer 401 unless the request carries this key (see `carriesKey`). */
@@ -47,6 +50,8 @@ export interface FakeUpstreamOptions {
   now?: () => number;
   /** Cloud wire formats (e.g. `createFakeVertex().wire`), asked before the dialects' own routes. */
   wires?: FakeWire[];
+  /** Amazon Bedrock's routes (`/model/{modelId}/…`): the SigV4 credentials they accept. */
+  bedrock?: FakeBedrockOptions;
 }
 
 export interface FakeUpstream {
@@ -168,6 +173,15 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const keyBehaviours = new Map<string, FakeKeyBehaviour>();
   const keyRateLimits = new Map<string, FakeRateLimits>();
   const promptCache = options.promptCache === true ? createFakePromptCache(now) : undefined;
+  const handlers: FakeWireHandler[] = [createBedrockWire(options.bedrock)];
+  const wireState: FakeWireState = {
+    takeReply: () => replies.shift(),
+    takeTokenCount: () => tokenCounts.shift(),
+    keyRule: (key) => (key === undefined ? undefined : keyBehaviours.get(key)),
+    promptCache,
+    ids,
+    requireKey: options.requireKey,
+  };
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const recorded = recordRequest(request, await readBody(request));
@@ -183,6 +197,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     response.on('close', () => {
       if (!response.writableFinished && !cutByFake) recorded.clientAborted = true;
     });
+    const ownWire = handlers.find((candidate) => candidate.matches(recorded.path));
+    if (ownWire !== undefined) {
+      return ownWire.answer(recorded, response, wireState, () => {
+        cutByFake = true;
+      });
+    }
 
     const wire = wireRoute === undefined ? matchWireRoute(recorded.path) : undefined;
     const renderer =
