@@ -163,7 +163,10 @@ export async function composeGateway(
     router: parts.router,
   });
   // Undefined unless an OTLP endpoint is configured (docs/operations.md, "Traces").
-  const telemetry = composeTelemetry(telemetryConfig, { logError });
+  const telemetry = composeTelemetry(telemetryConfig, {
+    logError,
+    logWarn: (fields, message) => logEvent('warn', message, fields),
+  });
   const compaction = composeCompaction(parts, compactionSeal);
   const responsesState = composeResponsesState(parts, store.responses);
   const { generation, feature: generationRoutes } = composeGeneration(parts, {

@@ -1,6 +1,6 @@
 /** Medians over rounds, gateway/floor and gateway/peer ratios, budgets, the table and the JSON. */
 import type { LoadMeasure } from './bench-load.ts';
-import type { Scenario, TargetName } from './bench-scenarios.ts';
+import { floorTargets, type Scenario, type TargetName } from './bench-scenarios.ts';
 import { firstTextBudget, firstTextLines } from './summarize-first-text.ts';
 import type { FirstText } from './summarize-first-text.ts';
 
@@ -20,7 +20,15 @@ export interface Ratios {
   /** The peer gateway this scenario was compared with, when one served it. */
   peer?: TargetName;
   floorReference: string;
+  /** The floor the ratios are against: the one that cost less CPU per request in this run. */
+  floor?: TargetName;
   cpuVsFloor?: number;
+  /**
+   * Streams only: the gateway's CPU per upstream event (the mock streams 20 per answer), and
+   * the floor's, so a cost per event is not hidden in a cost per request.
+   */
+  cpuPerEvent?: number;
+  floorCpuPerEvent?: number;
   rpsVsFloor?: number;
   cpuVsPeer?: number;
   rpsVsPeer?: number;
@@ -87,11 +95,11 @@ export const noisyFloorSpread = 1.25;
 export function noisyFloorNotes(rows: Row[]): string[] {
   return rows.flatMap((row) => {
     const range = row.cpuRange;
-    if (row.target !== 'floor' || row.rounds < 2 || range === undefined) return [];
+    if (!floorTargets.includes(row.target) || row.rounds < 2 || range === undefined) return [];
     const spread = range.high / range.low;
     if (!(spread > noisyFloorSpread)) return [];
     return [
-      `the floor's rounds of ${row.scenario} ran ${range.low.toFixed(0)}–${range.high.toFixed(0)} µs per request (${spread.toFixed(2)}×): ` +
+      `the ${row.target} rounds of ${row.scenario} ran ${range.low.toFixed(0)}–${range.high.toFixed(0)} µs per request (${spread.toFixed(2)}×): ` +
         'the host was busy, so the ratios against it say more about the host than the gateway; run again or decide with bench:compare',
     ];
   });
@@ -103,20 +111,36 @@ export function computeRatios(scenarios: Scenario[], rows: Row[]): Ratios[] {
   return scenarios.flatMap((scenario) => {
     const gateway = find(scenario.id, 'gateway');
     if (!gateway) return [];
-    const floor = find(scenario.floorReference, 'floor');
+    // Held to the cheaper floor: a heavier one would make every ratio look better than it is.
+    const floors = floorTargets
+      .map((target) => ({ target, measure: find(scenario.floorReference, target) }))
+      .filter((entry) => entry.measure !== undefined)
+      .sort((a, b) => a.measure!.cpuMicrosPerRequest - b.measure!.cpuMicrosPerRequest);
+    const cheapest = floors[0];
+    const floor = cheapest?.measure;
+    const streaming = isStreaming(scenario);
     const peerName = scenario.targets.find((target) => target === 'peer' || target === 'ccr');
     const peer = peerName === undefined ? undefined : find(scenario.id, peerName);
     return [
       {
         scenario: scenario.id,
         dialect: scenario.dialect,
-        streaming: isStreaming(scenario),
+        streaming,
         ...(peer ? { peer: peerName } : {}),
         floorReference: scenario.floorReference,
         ...(floor
           ? {
+              floor: cheapest.target,
               cpuVsFloor: gateway.cpuMicrosPerRequest / floor.cpuMicrosPerRequest,
               rpsVsFloor: gateway.requestsPerSecond / floor.requestsPerSecond,
+            }
+          : {}),
+        ...(streaming
+          ? {
+              cpuPerEvent: gateway.cpuMicrosPerRequest / UPSTREAM_EVENTS_PER_STREAM,
+              ...(floor
+                ? { floorCpuPerEvent: floor.cpuMicrosPerRequest / UPSTREAM_EVENTS_PER_STREAM }
+                : {}),
             }
           : {}),
         ...(peer
@@ -129,6 +153,9 @@ export function computeRatios(scenarios: Scenario[], rows: Row[]): Ratios[] {
     ];
   });
 }
+
+/** Events the mock upstream streams per answer (mock-upstream-bodies.ts). */
+const UPSTREAM_EVENTS_PER_STREAM = 20;
 
 /** An SSE scenario: the client asked for `stream: true`. */
 export const isStreaming = (scenario: Scenario) => /"stream":true/.test(scenario.body);
@@ -159,7 +186,9 @@ export function evaluateBudgets(
   const gatewayRows = rows.filter((row) => row.target === 'gateway');
   const rss = Math.max(...gatewayRows.map((row) => row.median.peakRssMb));
   // The floor is plain Node under the same load: its own peak says what of the gateway's is Node's.
-  const floorRss = rows.filter((row) => row.target === 'floor').map((row) => row.median.peakRssMb);
+  const floorRss = rows
+    .filter((row) => floorTargets.includes(row.target))
+    .map((row) => row.median.peakRssMb);
   const rssWhere =
     floorRss.length === 0
       ? 'max over scenarios'
@@ -277,7 +306,10 @@ export function renderReport(
       'scenario',
       'dialect',
       'floor ref',
+      'floor',
       'CPU gw/floor',
+      'µs/event gw',
+      'µs/event floor',
       'req/s gw/floor',
       'peer',
       'CPU gw/peer',
@@ -287,7 +319,10 @@ export function renderReport(
       r.scenario,
       r.dialect,
       r.floorReference,
+      r.floor ?? '—',
       fixed(r.cpuVsFloor, 2),
+      fixed(r.cpuPerEvent, 1),
+      fixed(r.floorCpuPerEvent, 1),
       fixed(r.rpsVsFloor, 2),
       r.peer ?? '—',
       fixed(r.cpuVsPeer, 2),

@@ -1,7 +1,14 @@
 /** What the bench sends: one entry per scenario, with the targets that can serve it. */
 
-/** peer: Portkey's gateway (chat routes); ccr: claude-code-router (messages → chat routes). */
-export type TargetName = 'floor' | 'gateway' | 'peer' | 'ccr';
+/**
+ * floor: the piped forwarder (bare-forwarder.ts); floor-plain: the same written with `for await`
+ * (plain-forwarder.ts) — the gateway is held to the cheaper of the two. peer: Portkey's gateway
+ * (chat routes); ccr: claude-code-router (messages → chat routes).
+ */
+export type TargetName = 'floor' | 'floor-plain' | 'gateway' | 'peer' | 'ccr';
+
+/** The targets that are a floor: the least a proxy can do, two ways. */
+export const floorTargets: readonly TargetName[] = ['floor', 'floor-plain'];
 
 export interface Scenario {
   id: string;
@@ -327,5 +334,10 @@ export function buildScenarios(quick: boolean): Scenario[] {
       inQuick: true,
     },
   ];
+  // Every scenario a floor serves is served by both floors.
+  for (const scenario of all) {
+    if (scenario.targets.includes('floor'))
+      scenario.targets.splice(scenario.targets.indexOf('floor') + 1, 0, 'floor-plain');
+  }
   return quick ? all.filter((scenario) => scenario.inQuick) : all;
 }

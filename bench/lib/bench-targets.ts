@@ -43,6 +43,8 @@ export interface BenchTargets {
   slowMock: BenchProcess;
   floor: BenchProcess;
   slowFloor: BenchProcess;
+  floorPlain: BenchProcess;
+  slowFloorPlain: BenchProcess;
   gateway: BenchProcess;
   gatewayToken: string;
   /** The account of the gateway token (the image job scenario reads its balance). */
@@ -69,12 +71,17 @@ async function startMock(root: string, name: string, env: Record<string, string>
   });
 }
 
-async function startFloor(root: string, name: string, upstream: BenchProcess) {
+async function startFloor(
+  root: string,
+  name: string,
+  upstream: BenchProcess,
+  source: 'bare-forwarder' | 'plain-forwarder',
+) {
   const port = await freePort();
   // Plain JavaScript on plain Node, like the gateway's build: no loader thread in either figure.
-  const outfile = join(root, 'dist/bench/bare-forwarder.js');
+  const outfile = join(root, `dist/bench/${source}.js`);
   await esbuild({
-    entryPoints: [join(root, 'bench/lib/bare-forwarder.ts')],
+    entryPoints: [join(root, `bench/lib/${source}.ts`)],
     outfile,
     bundle: true,
     platform: 'node',
@@ -363,8 +370,10 @@ export async function startTargets(
     MOCK_CHUNK_INTERVAL_MS: String(SLOW_CHUNK_INTERVAL_MS),
     MOCK_IMAGE_JOB_MS: String(IMAGE_JOB_MS),
   });
-  const floor = await startFloor(root, 'floor', mock);
-  const slowFloor = await startFloor(root, 'slow-floor', slowMock);
+  const floor = await startFloor(root, 'floor', mock, 'bare-forwarder');
+  const slowFloor = await startFloor(root, 'slow-floor', slowMock, 'bare-forwarder');
+  const floorPlain = await startFloor(root, 'floor-plain', mock, 'plain-forwarder');
+  const slowFloorPlain = await startFloor(root, 'slow-floor-plain', slowMock, 'plain-forwarder');
   const { gateway, token, accountId, dataDir, env } = await startGateway(
     root,
     mock,
@@ -381,6 +390,8 @@ export async function startTargets(
     slowMock,
     floor,
     slowFloor,
+    floorPlain,
+    slowFloorPlain,
     gateway,
     gatewayToken: token,
     gatewayAccountId: accountId,
@@ -420,8 +431,15 @@ export function endpoint(
       },
     };
   }
-  if (target === 'floor') {
-    const floor = scenario.slow ? targets.slowFloor : targets.floor;
+  if (target === 'floor' || target === 'floor-plain') {
+    const floor =
+      target === 'floor'
+        ? scenario.slow
+          ? targets.slowFloor
+          : targets.floor
+        : scenario.slow
+          ? targets.slowFloorPlain
+          : targets.floorPlain;
     return {
       process: floor,
       url: `http://127.0.0.1:${floor.port}${scenario.path}`,

@@ -17,6 +17,7 @@ import type { CallObserver } from '../observability/call-observer.ts';
 import { createOtelCallObserver } from '../observability/otel-call-observer.ts';
 import { createOtelMetricsObserver } from '../observability/otel-metrics-observer.ts';
 import { fanOutCallObservers } from '../observability/fan-out-call-observer.ts';
+import { reportExportFailures } from './report-export-failures.ts';
 
 export interface ComposedTelemetry {
   /** Told of every finished call; spans and metrics leave in batches, off the request path. */
@@ -37,13 +38,18 @@ interface Signal {
  */
 export function composeTelemetry(
   config: TelemetryConfig | undefined,
-  options: { logError: (error: unknown, message: string) => void },
+  options: {
+    logError: (error: unknown, message: string) => void;
+    /** A failed export's line (an endpoint down): never silent, never one per batch. */
+    logWarn: (fields: Record<string, unknown>, message: string) => void;
+  },
 ): ComposedTelemetry | undefined {
   if (config === undefined) return undefined;
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName });
-  const signals = [composeTraces(config, resource), composeMetrics(config, resource)].filter(
-    (signal) => signal !== undefined,
-  );
+  const signals = [
+    composeTraces(config, resource, options.logWarn),
+    composeMetrics(config, resource, options.logWarn),
+  ].filter((signal) => signal !== undefined);
   if (signals.length === 0) return undefined;
   const observers = signals.map((signal) => signal.observer);
   const observer =
@@ -67,14 +73,24 @@ export function composeTelemetry(
   };
 }
 
-function composeTraces(config: TelemetryConfig, resource: Resource): Signal | undefined {
+type Warn = (fields: Record<string, unknown>, message: string) => void;
+
+function composeTraces(
+  config: TelemetryConfig,
+  resource: Resource,
+  warn: Warn,
+): Signal | undefined {
   if (config.traces === undefined) return undefined;
   const provider = new BasicTracerProvider({
     resource,
     sampler: buildSampler(config.traces.sampler, config.traces.ratio),
     spanProcessors: [
       new BatchSpanProcessor(
-        new OTLPTraceExporter({ url: config.traces.url, headers: config.headers }),
+        reportExportFailures(
+          new OTLPTraceExporter({ url: config.traces.url, headers: config.headers }),
+          'traces',
+          warn,
+        ),
       ),
     ],
   });
@@ -84,14 +100,22 @@ function composeTraces(config: TelemetryConfig, resource: Resource): Signal | un
   };
 }
 
-function composeMetrics(config: TelemetryConfig, resource: Resource): Signal | undefined {
+function composeMetrics(
+  config: TelemetryConfig,
+  resource: Resource,
+  warn: Warn,
+): Signal | undefined {
   if (config.metrics === undefined) return undefined;
   const { url, intervalMs } = config.metrics;
   const provider = new MeterProvider({
     resource,
     readers: [
       new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter({ url, headers: config.headers }),
+        exporter: reportExportFailures(
+          new OTLPMetricExporter({ url, headers: config.headers }),
+          'metrics',
+          warn,
+        ),
         exportIntervalMillis: intervalMs,
         // The reader refuses a timeout longer than its interval.
         exportTimeoutMillis: Math.min(30_000, intervalMs),

@@ -276,7 +276,10 @@ describe('traces of generations over OTLP', () => {
 describe('without an OTLP endpoint', () => {
   it('builds no exporter and no observer', () => {
     const env = { OTEL_SERVICE_NAME: 'switchyard', OTEL_TRACES_SAMPLER: 'always_on' };
-    const telemetry = composeTelemetry(readTelemetryConfig(env), { logError: () => {} });
+    const telemetry = composeTelemetry(readTelemetryConfig(env), {
+      logError: () => {},
+      logWarn: () => {},
+    });
     expect(telemetry).toBeUndefined();
     // So the pipeline is handed no observer at all.
     expect(telemetry?.observer).toBeUndefined();
@@ -284,6 +287,8 @@ describe('without an OTLP endpoint', () => {
 
   it('builds none when the SDK is disabled, even with an endpoint', () => {
     const env = { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
-    expect(composeTelemetry(readTelemetryConfig(env), { logError: () => {} })).toBeUndefined();
+    expect(
+      composeTelemetry(readTelemetryConfig(env), { logError: () => {}, logWarn: () => {} }),
+    ).toBeUndefined();
   });
 });

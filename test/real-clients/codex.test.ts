@@ -12,7 +12,9 @@ import { expectOnlyGatewayCredential } from './expect-gateway-credential.ts';
 import {
   clientPosts,
   generationRequests,
+  realClientCloudModels,
   realClientModels,
+  upstreamKey,
   useRealClientBed,
   type RealClientBed,
 } from './real-client-bed.ts';
@@ -23,7 +25,7 @@ import { codexLauncher, runCodex, type CodexRun } from './run-codex.ts';
 import type { ClientExchange } from './start-recording-proxy.ts';
 
 type Json = Record<string, unknown>;
-type Route = 'responses' | 'anthropic';
+type Route = 'responses' | 'anthropic' | 'azure-openai';
 
 const reasoning = 'The user wants the file shown; cat prints it.';
 const encryptedReasoning = 'rc-encrypted-reasoning-0001';
@@ -41,7 +43,7 @@ function catFileCall(file: string, route: Route) {
         { reasoning: { text: reasoning, encryptedContent: encryptedReasoning } },
         {
           toolCall: {
-            ...(route === 'responses'
+            ...(route !== 'anthropic'
               ? { id: 'call_rc_exec_0001', itemId: 'fc_rc_exec_0001' }
               : { id: 'toolu_rc_exec_0001' }),
             name: 'exec_command',
@@ -72,7 +74,7 @@ async function runCatFileTurn(bed: RealClientBed, route: Route): Promise<CatFile
   const run = await runCodex({
     origin: bed.origin,
     token: bed.token,
-    model: realClientModels[route],
+    model: route === 'azure-openai' ? realClientCloudModels[route] : realClientModels[route],
     prompt: 'Show me what notes.txt in this folder says.',
     workspace,
     // The command is the fake's `cat` of a file the test wrote. Codex's sandbox needs user
@@ -84,7 +86,7 @@ async function runCatFileTurn(bed: RealClientBed, route: Route): Promise<CatFile
     run,
     file,
     content,
-    toolCallId: route === 'responses' ? 'call_rc_exec_0001' : 'toolu_rc_exec_0001',
+    toolCallId: route === 'anthropic' ? 'toolu_rc_exec_0001' : 'call_rc_exec_0001',
     upstream: generationRequests(bed.fake),
     accepted: posts.filter((exchange) => exchange.status === 200),
     refused: posts.filter((exchange) => exchange.status !== 200),
@@ -231,6 +233,26 @@ describeWithClient('Codex exec through the gateway', codexLauncher, () => {
         thinking: reasoning,
         signature: fakeThinkingSignature(reasoning),
       });
+    },
+  );
+
+  it(
+    'azure-openai upstream: runs the shell tool through Azure’s responses route with its reasoning',
+    { timeout: 150_000 },
+    async () => {
+      const turn = await runCatFileTurn(bed, 'azure-openai');
+      expectToolRoundTrip(turn, bed);
+      for (const upstream of turn.upstream) {
+        expect(upstream.path).toBe('/openai/v1/responses');
+        // The deployment name, and the key in Azure's own header.
+        expect(bodyOf(upstream).model).toBe(`${realClientCloudModels['azure-openai']}-upstream`);
+        expect(upstream.headers['api-key']).toBe(upstreamKey);
+      }
+      const replayed = inputOf(turn.accepted[1]);
+      expect(replayed).toContainEqual(
+        expect.objectContaining({ type: 'reasoning', encrypted_content: encryptedReasoning }),
+      );
+      expect(JSON.stringify(bodyOf(turn.upstream[1]).input)).toContain(encryptedReasoning);
     },
   );
 });

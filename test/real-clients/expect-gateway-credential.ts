@@ -9,7 +9,9 @@ import { upstreamKey } from './real-client-bed.ts';
 export function expectOnlyGatewayCredential(request: RecordedRequest, token: string): void {
   const { headers } = request;
   const carriesKey =
-    headers.authorization === `Bearer ${upstreamKey}` || headers['x-api-key'] === upstreamKey;
+    headers.authorization === `Bearer ${upstreamKey}` ||
+    headers['x-api-key'] === upstreamKey ||
+    headers['api-key'] === upstreamKey;
   expect(carriesKey, JSON.stringify(headers)).toBe(true);
   expect(JSON.stringify(headers)).not.toContain(token);
   expect(request.rawBody).not.toContain(token);

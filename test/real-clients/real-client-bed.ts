@@ -23,6 +23,18 @@ export const realClientModels = {
   responses: 'rc-via-responses',
 } as const;
 
+/** Models on the cloud kinds, each on its own provider at the same fake upstream. */
+export const realClientCloudModels = {
+  'azure-openai': 'rc-via-azure-openai',
+} as const;
+
+type CloudKind = keyof typeof realClientCloudModels;
+
+/** A cloud kind's further provider settings and environment (region, credentials), if any. */
+const cloudProviderSettings: Partial<
+  Record<CloudKind, { settings?: Record<string, unknown>; env?: Record<string, string> }>
+> = {};
+
 export type { UpstreamDialect };
 
 /**
@@ -72,19 +84,32 @@ export async function startRealClientBed(
   options: { config?: Record<string, unknown> } = {},
 ): Promise<RealClientBed> {
   const dialects = Object.keys(realClientModels) as UpstreamDialect[];
+  const cloudKinds = Object.keys(realClientCloudModels) as CloudKind[];
   const bed = await startUpstreamTestBed({
-    providers: Object.fromEntries(
-      dialects.map((dialect) => [dialect, { kind: upstreamKinds[dialect] }]),
-    ),
-    models: dialects.map((dialect) =>
-      testModel(realClientModels[dialect], dialect, {
-        // As large as the clients ask for (Claude Code: max_tokens 32000).
-        contextWindow: 200_000,
-        maxOutputTokens: 32_000,
-        ignoreFields: exampleIgnoreFields(upstreamKinds[dialect]),
-      }),
-    ),
+    providers: Object.fromEntries([
+      ...dialects.map((dialect) => [dialect, { kind: upstreamKinds[dialect] }]),
+      ...cloudKinds.map((kind) => [kind, { kind, ...cloudProviderSettings[kind]?.settings }]),
+    ]),
+    models: [
+      ...dialects.map((dialect) =>
+        testModel(realClientModels[dialect], dialect, {
+          // As large as the clients ask for (Claude Code: max_tokens 32000).
+          contextWindow: 200_000,
+          maxOutputTokens: 32_000,
+          ignoreFields: exampleIgnoreFields(upstreamKinds[dialect]),
+        }),
+      ),
+      ...cloudKinds.map((kind) =>
+        testModel(realClientCloudModels[kind], kind, {
+          contextWindow: 200_000,
+          maxOutputTokens: 32_000,
+          // Azure speaks the responses dialect to Codex, as the example's OpenAI model does.
+          ignoreFields: exampleIgnoreFields('openai-responses'),
+        }),
+      ),
+    ],
     upstreamKey,
+    env: Object.assign({}, ...cloudKinds.map((kind) => cloudProviderSettings[kind]?.env)),
     listen: true,
     ...(options.config !== undefined ? { config: options.config } : {}),
   });
