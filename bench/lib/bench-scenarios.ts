@@ -37,6 +37,8 @@ const CHAT_MODEL = 'bench-chat';
 export const EVALUATION_MODEL_ID = 'bench-evaluator';
 const CLAUDE_MODEL = 'bench-claude';
 const GEMINI_MODEL = 'bench-gemini';
+/** Claude on a `bedrock` provider: InvokeModel streams, SigV4-signed calls. */
+export const BEDROCK_CLAUDE_MODEL = 'bench-claude-bedrock';
 const SLOW_CHAT_MODEL = 'bench-chat-slow';
 /** `bench-chat` on 3 deployments × 3 keys: the router's decision against a single target. */
 export const ROUTED_CHAT_MODEL = 'bench-chat-routed';
@@ -219,6 +221,19 @@ export function buildScenarios(quick: boolean): Scenario[] {
       floorReference: 'messages-sse',
       connections,
       latencyRun: true,
+      inQuick: false,
+    },
+    {
+      id: 'messages-bedrock-sse',
+      title: 'messages → bedrock (Claude, InvokeModel event stream, SigV4), SSE',
+      path: '/v1/messages',
+      body: messagesBody(BEDROCK_CLAUDE_MODEL, true),
+      dialect: 'same',
+      slow: false,
+      targets: ['gateway'],
+      floorReference: 'messages-sse',
+      connections,
+      latencyRun: false,
       inQuick: false,
     },
     {

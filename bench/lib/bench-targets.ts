@@ -12,6 +12,7 @@ import { freePort, startProcess } from './bench-process.ts';
 import type { BenchProcess } from './bench-process.ts';
 import {
   EVALUATION_MODEL_ID,
+  BEDROCK_CLAUDE_MODEL,
   ROUTED_CHAT_MODEL,
   type Scenario,
   type TargetName,
@@ -134,6 +135,12 @@ function gatewayConfig(mockPort: number, slowMockPort: number, routed: boolean) 
         : {}),
       'mock-anthropic': provider('anthropic', mockPort),
       'mock-gemini': provider('gemini', mockPort),
+      // Signed with SigV4 from the bench's AWS variables, as a deployment without an API key is.
+      'mock-bedrock': {
+        kind: 'bedrock',
+        region: 'us-east-1',
+        baseUrl: `http://127.0.0.1:${mockPort}`,
+      },
       'slow-chat': provider('openai-chat', slowMockPort),
       'slow-anthropic': provider('anthropic', slowMockPort),
       'slow-responses': provider('openai-responses', slowMockPort),
@@ -153,6 +160,7 @@ function gatewayConfig(mockPort: number, slowMockPort: number, routed: boolean) 
         : []),
       model('bench-claude', 'mock-anthropic', 'claude-sonnet-4-5'),
       model('bench-gemini', 'mock-gemini', 'gemini-2.5-flash'),
+      model(BEDROCK_CLAUDE_MODEL, 'mock-bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'),
       model(SLOW_MODEL_BY_DIALECT['openai-chat'], 'slow-chat', 'gpt-4.1-mini'),
       model(SLOW_MODEL_BY_DIALECT.anthropic, 'slow-anthropic', 'claude-sonnet-4-5'),
       model(SLOW_MODEL_BY_DIALECT['openai-responses'], 'slow-responses', 'gpt-4.1-mini'),
@@ -252,6 +260,8 @@ async function startGateway(
     BENCH_UPSTREAM_KEY: 'sk-bench-upstream',
     BENCH_UPSTREAM_KEY_2: 'sk-bench-upstream-2',
     BENCH_UPSTREAM_KEY_3: 'sk-bench-upstream-3',
+    AWS_ACCESS_KEY_ID: 'AKIDBENCHEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'bench-secret-access-key',
     ...extraEnv,
   };
   const { stdout } = await run(

@@ -1,7 +1,8 @@
 /**
  * Mock upstream for the bench (run as its own process): answers POST /v1/chat/completions,
  * POST /v1/messages, POST /v1/responses and the Gemini API's generateContent routes with fixed JSON, or fixed SSE when the body asks for `"stream": true`; an
- * evaluation judge call gets a fixed tool call. POST /v1/audio/transcriptions is read and counted,
+ * evaluation judge call gets a fixed tool call. Bedrock's InvokeModel routes answer the same
+ * message, streamed as an AWS event stream (mock-upstream-bedrock.ts). POST /v1/audio/transcriptions is read and counted,
  * never kept, and answered with OpenAI's `{text, usage: {type: "duration", seconds}}`.
  * Env: PORT; MOCK_LATENCY_MS (wait before the answer's first byte); MOCK_CHUNK_INTERVAL_MS
  * (pause between SSE events); MOCK_WRITES=one (default) answers a whole stream in one write,
@@ -19,6 +20,7 @@ import {
   MESSAGES_JSON,
   MESSAGES_SSE,
 } from './mock-upstream-bodies.ts';
+import { BEDROCK_INVOKE_PATH, BEDROCK_INVOKE_STREAM } from './mock-upstream-bedrock.ts';
 import { answerImageRequest } from './mock-upstream-images.ts';
 import { RESPONSES_JSON, RESPONSES_SSE } from './mock-upstream-responses.ts';
 import { GEMINI_JSON, GEMINI_ROUTE, GEMINI_SSE } from './mock-upstream-gemini.ts';
@@ -63,6 +65,17 @@ function sendSse(response: ServerResponse, events: string[]): void {
   next();
 }
 
+/** The stream as Bedrock frames it, in one write or one per event like the SSE answers. */
+function sendEventStream(response: ServerResponse, frames: Buffer[]): void {
+  response.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+  if (oneWrite) {
+    response.end(Buffer.concat(frames));
+    return;
+  }
+  for (const frame of frames) response.write(frame);
+  response.end();
+}
+
 const server = createServer((request, response) => {
   const parts: Buffer[] = [];
   // Uploads of 25 MiB are counted as they pass, so the mock's memory stays out of the figures.
@@ -84,6 +97,13 @@ const server = createServer((request, response) => {
       if (request.url?.startsWith('/v1/messages')) {
         if (JUDGE_TOOL.test(text)) return sendJson(response, EVALUATION_JSON);
         return stream ? sendSse(response, MESSAGES_SSE) : sendJson(response, MESSAGES_JSON);
+      }
+      const path = request.url?.split('?')[0] ?? '';
+      const bedrock = BEDROCK_INVOKE_PATH.exec(path);
+      if (bedrock !== null) {
+        return bedrock[1] === undefined
+          ? sendJson(response, MESSAGES_JSON)
+          : sendEventStream(response, BEDROCK_INVOKE_STREAM);
       }
       if (counting) {
         const text = JSON.stringify({ text: `received ${received} bytes` });

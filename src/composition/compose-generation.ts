@@ -11,6 +11,7 @@ import type { CallObserver } from '../observability/call-observer.ts';
 import { fanOutCallObservers } from '../observability/fan-out-call-observer.ts';
 import { createPrometheusCallObserver } from '../observability/prometheus-call-observer.ts';
 import { anthropicProvider } from '../providers/anthropic/anthropic-provider.ts';
+import { bedrockConverseProvider } from '../providers/bedrock/bedrock-converse-provider.ts';
 import { anthropicCountTokensPath } from '../providers/anthropic/convert-to-anthropic-count-tokens-request.ts';
 import { convertToOpenAIChatTokenizeRequest } from '../providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
 import { openAIChatProvider } from '../providers/openai-chat/openai-chat-provider.ts';
@@ -70,6 +71,7 @@ export function composeGeneration(
     'openai-chat': openAIChatProvider,
     'openai-responses': openAIResponsesProvider,
     gemini: geminiProvider,
+    'bedrock-converse': bedrockConverseProvider,
   };
   const countTokens = new CountTokensService({
     codecs,

@@ -22,6 +22,15 @@ export function defaultBaseUrl(provider: Record<string, unknown>): string | unde
   }
 }
 
+/**
+ * The key variable of a kind when the operator named none: a vertex provider reads the service
+ * account key file `GOOGLE_APPLICATION_CREDENTIALS` names, as Google's own tools do
+ * (docs/decisions/0156).
+ */
+export function defaultApiKeyEnv(provider: Record<string, unknown>): string | undefined {
+  return provider.kind === 'vertex' ? 'GOOGLE_APPLICATION_CREDENTIALS' : undefined;
+}
+
 /** What is wrong with one provider's cloud settings, each naming its key. */
 export function checkCloudProvider(
   name: string,

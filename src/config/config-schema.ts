@@ -35,6 +35,8 @@ export const ProviderConfigSchema = Type.Object(
         Type.Literal('openai-transcription'),
         Type.Literal('azure-openai'),
         Type.Literal('gemini'),
+        Type.Literal('vertex'),
+        Type.Literal('bedrock'),
       ],
       { description: 'How the upstream is reached and which dialect it speaks.' },
     ),

@@ -179,3 +179,58 @@ describe('configuration', () => {
     expect(config.models.length).toBeGreaterThan(0);
   });
 });
+
+describe('a vertex provider', () => {
+  const vertex = { kind: 'vertex', project: 'my-proj', region: 'us-east5' };
+  const claude = {
+    ...model,
+    deployments: [{ provider: 'v', upstreamModel: 'claude-sonnet-4-5@20250929' }],
+  };
+
+  it("defaults to its region's endpoint and to the key file GOOGLE_APPLICATION_CREDENTIALS names", () => {
+    const config = parseConfig({ providers: { v: vertex }, models: [claude] });
+    expect(config.providers.v).toMatchObject({
+      baseUrl: 'https://us-east5-aiplatform.googleapis.com',
+      apiKeyEnv: 'GOOGLE_APPLICATION_CREDENTIALS',
+    });
+    const named = parseConfig({
+      providers: { v: { ...vertex, apiKeyEnv: ['VERTEX_KEY_A', 'VERTEX_KEY_B'] } },
+      models: [claude],
+    });
+    expect(named.providers.v?.apiKeyEnv).toEqual(['VERTEX_KEY_A', 'VERTEX_KEY_B']);
+  });
+
+  it.each([
+    [
+      { providers: { v: { ...vertex, project: undefined } }, models: [claude] },
+      'providers.v.project',
+    ],
+    [
+      {
+        providers: { v: vertex },
+        models: [{ ...claude, deployments: [{ provider: 'v', upstreamModel: 'llama-3.1-405b' }] }],
+      },
+      'models[0].deployments[0].upstreamModel: a vertex provider serves Claude and Gemini models',
+    ],
+    [
+      {
+        providers: { v: vertex },
+        models: [
+          {
+            ...claude,
+            deployments: [
+              {
+                provider: 'v',
+                upstreamModel: 'claude-sonnet-4-5@20250929',
+                tokenizer: 'o200k_base',
+              },
+            ],
+          },
+        ],
+      },
+      'models[0].deployments[0].tokenizer: a vertex upstream counts its own prompts',
+    ],
+  ])('refuses %j', (raw, message) => {
+    expect(() => parseConfig(raw)).toThrow(message);
+  });
+});

@@ -6,7 +6,7 @@ import { ConfigSchema, ProviderConfigSchema, type Config } from './config-schema
 import { checkImagesConfig } from './check-images-config.ts';
 import { checkSearchConfig } from './check-search-config.ts';
 import { checkTranscriptionConfig } from './check-transcription-config.ts';
-import { checkCloudProvider, defaultBaseUrl } from './cloud-provider-settings.ts';
+import { checkCloudProvider, defaultApiKeyEnv, defaultBaseUrl } from './cloud-provider-settings.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -46,6 +46,10 @@ export function parseConfig(raw: unknown): Config {
       if (typeof filled === 'object' && filled !== null && filled.baseUrl === undefined) {
         const baseUrl = defaultBaseUrl(filled);
         if (baseUrl !== undefined) filled.baseUrl = baseUrl;
+      }
+      if (typeof filled === 'object' && filled !== null && filled.apiKeyEnv === undefined) {
+        const apiKeyEnv = defaultApiKeyEnv(filled);
+        if (apiKeyEnv !== undefined) filled.apiKeyEnv = apiKeyEnv;
       }
       (providers as Record<string, unknown>)[name] = filled;
     }
@@ -87,10 +91,17 @@ function checkReferences(config: Config): void {
         );
       } else if (
         deployment.tokenizer !== undefined &&
-        config.providers[deployment.provider]?.kind === 'anthropic'
+        ['anthropic', 'vertex'].includes(config.providers[deployment.provider]?.kind ?? '')
       ) {
         problems.push(
-          `models[${modelIndex}].deployments[${deploymentIndex}].tokenizer: an anthropic upstream counts its own prompts`,
+          `models[${modelIndex}].deployments[${deploymentIndex}].tokenizer: ${config.providers[deployment.provider]?.kind === 'vertex' ? 'a vertex' : 'an anthropic'} upstream counts its own prompts`,
+        );
+      } else if (
+        config.providers[deployment.provider]?.kind === 'vertex' &&
+        !/^(claude|gemini)-/.test(deployment.upstreamModel)
+      ) {
+        problems.push(
+          `models[${modelIndex}].deployments[${deploymentIndex}].upstreamModel: a vertex provider serves Claude and Gemini models, named as Vertex AI names them (claude-sonnet-4-5@20250929, gemini-2.5-pro)`,
         );
       }
     });

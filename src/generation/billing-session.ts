@@ -214,9 +214,14 @@ export class BillingSession {
     const { principal, promptTokens, maxOutputTokens } = this.#start;
     const minimum = Math.min(this.#start.minimumOutputTokens ?? maxOutputTokens, maxOutputTokens);
     const models = [this.#start.model, ...(this.#start.alsoPricedAs ?? [])];
-    // Only upstreams of the Anthropic dialect bill cache writes, the dearest prompt rate.
+    // Only upstreams of the Anthropic and Converse dialects bill cache writes, the dearest
+    // prompt rate.
     const writesCache = models.some((model) =>
-      model.deployments.some((deployment) => deployment.dialects.messages === 'anthropic'),
+      model.deployments.some(
+        (deployment) =>
+          deployment.dialects.messages === 'anthropic' ||
+          deployment.dialects.messages === 'bedrock-converse',
+      ),
     );
     const model = { prices: models.length === 1 ? this.#start.model.prices : dearest(models) };
     const holdId = `hold_${randomHex(16)}`;

@@ -114,6 +114,20 @@ export const countAnswerText: Record<UpstreamDialect, (body: unknown) => number>
     }
     return characters;
   },
+  'bedrock-converse'(body) {
+    const output = isObject(body) && isObject(body.output) ? body.output : {};
+    const message = isObject(output.message) ? output.message : {};
+    if (!Array.isArray(message.content)) return 0;
+    let characters = 0;
+    for (const block of message.content) {
+      if (!isObject(block)) continue;
+      characters += length(block.text);
+      const reasoning = isObject(block.reasoningContent) ? block.reasoningContent : {};
+      if (isObject(reasoning.reasoningText)) characters += length(reasoning.reasoningText.text);
+      if (isObject(block.toolUse)) characters += JSON.stringify(block.toolUse.input ?? {}).length;
+    }
+    return characters;
+  },
 };
 
 /** A string, or the text and refusal of an array of content parts. */

@@ -8,6 +8,11 @@ import type {
 import type { TokenizerName } from '../config/config-schema.ts';
 import { readOpenAIChatTokenizeCount } from '../providers/openai-chat/convert-to-openai-chat-tokenize-request.ts';
 import { readOpenAIInputTokens } from '../providers/openai-responses/convert-to-openai-input-tokens-request.ts';
+import {
+  bedrockCountTokensPath,
+  bedrockInvokeCountTokensBody,
+  readBedrockInputTokens,
+} from '../providers/bedrock/convert-to-bedrock-count-tokens-request.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { mapUpstreamStatus, upstreamOrigin } from '../providers/shared/map-upstream-failure.ts';
 import { withGoogleRetryAfter } from '../providers/shared/google-retry-info.ts';
@@ -58,12 +63,20 @@ export interface TokenCount {
   source: string;
 }
 
-type CountingMethod = 'anthropic' | 'input-tokens' | 'tokenize' | 'transport' | 'local';
+type CountingMethod =
+  'anthropic' | 'bedrock-invoke' | 'input-tokens' | 'tokenize' | 'transport' | 'local';
 
 /** How a deployment's prompts are counted: the upstream's own way first, the local one last. */
 function countingMethod(deployment: Deployment): CountingMethod | undefined {
   const { provider } = deployment;
   if (provider.kind === 'anthropic') return 'anthropic';
+  // Claude on a cloud that counts a Messages body on a route of its own (Vertex AI): the
+  // client's body is counted as it is, like Anthropic's own count.
+  if (deployment.dialects.messages === 'anthropic' && deployment.transport.countTokens)
+    return 'anthropic';
+  // Claude on Bedrock: the client's own body as InvokeModel takes it, to CountTokens.
+  if (provider.kind === 'bedrock' && deployment.dialects.messages === 'anthropic')
+    return 'bedrock-invoke';
   if (countsInputTokens(provider)) return 'input-tokens';
   if (provider.tokenizePath !== undefined) return 'tokenize';
   if (deployment.transport.countTokens !== undefined) return 'transport';
@@ -121,13 +134,46 @@ export class CountTokensService {
       }).body;
       delete body.max_tokens;
       delete body.stream;
-      const counted = await this.#ask(deployment, dependencies.anthropicCountPath, body, {
+      const request = deployment.transport.countTokens?.(
+        deployment.upstreamModel,
+        'anthropic',
+        body,
+      ) ?? {
+        path: dependencies.anthropicCountPath,
+        body,
+        // Anthropic's count has the same `input_tokens` field.
+        read: readOpenAIInputTokens,
+      };
+      const counted = await this.#ask(deployment, request.path, request.body, {
         clientHeaders: input.headers,
         sameDialect: true,
         signal,
-        // Anthropic's count has the same `input_tokens` field.
-        read: readOpenAIInputTokens,
+        read: request.read,
       });
+      return { input_tokens: counted, source: 'upstream' };
+    }
+    if (method === 'bedrock-invoke') {
+      // InvokeModel's body needs an output limit; it does not change the count.
+      const body = dependencies.anthropicPassthrough.prepare(
+        { max_tokens: model.maxOutputTokens, ...input.body },
+        {
+          upstreamModel: deployment.upstreamModel,
+          promptCache: 'off',
+          defaultMaxOutputTokens: model.maxOutputTokens,
+        },
+      ).body;
+      const invokeBody =
+        deployment.transport.adaptBody?.(body, {
+          dialect: 'anthropic',
+          stream: false,
+          clientHeaders: input.headers,
+        }) ?? body;
+      const counted = await this.#ask(
+        deployment,
+        bedrockCountTokensPath(deployment.upstreamModel),
+        bedrockInvokeCountTokensBody(invokeBody),
+        { clientHeaders: input.headers, sameDialect: true, signal, read: readBedrockInputTokens },
+      );
       return { input_tokens: counted, source: 'upstream' };
     }
     const decoded = dependencies.messagesSurface.decodeRequest({ max_tokens: 1, ...input.body });

@@ -25,6 +25,7 @@ const usageField: Record<UpstreamDialect, string> = {
   'openai-chat': 'usage',
   'openai-responses': 'usage',
   gemini: 'usageMetadata',
+  'bedrock-converse': 'usage',
 };
 
 /**

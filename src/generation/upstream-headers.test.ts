@@ -62,4 +62,33 @@ describe('buildUpstreamHeaders', () => {
       authorization: 'Bearer sk-up',
     });
   });
+
+  it('sends Vertex AI the betas only, without the sign-in beta and without a version header', () => {
+    const headers = buildUpstreamHeaders(
+      provider('vertex'),
+      undefined,
+      {
+        ...claudeCodeHeaders,
+        'anthropic-beta': 'oauth-2025-04-20, claude-code-20250219,effort-2025-11-24',
+      },
+      { sameDialect: true, stream: true },
+    );
+    expect(headers).toEqual({
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      'anthropic-beta': 'claude-code-20250219,effort-2025-11-24',
+    });
+    const translated = buildUpstreamHeaders(provider('vertex'), undefined, claudeCodeHeaders, {
+      sameDialect: false,
+      stream: false,
+    });
+    expect(translated).toEqual({ 'content-type': 'application/json', accept: 'application/json' });
+    const signInOnly = buildUpstreamHeaders(
+      provider('vertex'),
+      undefined,
+      { 'anthropic-beta': 'oauth-2025-04-20' },
+      { sameDialect: true, stream: false },
+    );
+    expect(signInOnly['anthropic-beta']).toBeUndefined();
+  });
 });

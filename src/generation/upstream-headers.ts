@@ -11,6 +11,19 @@ const defaultAnthropicVersion = '2023-06-01';
  */
 const forwardedClientHeaders = ['x-app', 'x-claude-code-session-id'];
 
+/**
+ * The client's betas towards Vertex AI, without Anthropic's own sign-in beta (`oauth-…`): the call
+ * is made with the gateway's access token, and Vertex AI refuses a beta it does not know.
+ */
+function vertexBetas(header: string | undefined): string {
+  if (header === undefined) return '';
+  return header
+    .split(',')
+    .map((beta) => beta.trim())
+    .filter((beta) => beta !== '' && !beta.startsWith('oauth-'))
+    .join(',');
+}
+
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
@@ -43,6 +56,11 @@ export function buildUpstreamHeaders(
       const value = single(clientHeaders[name]);
       if (value !== undefined) headers[name] = value;
     }
+  } else if (provider.kind === 'vertex') {
+    // Claude on Vertex AI takes its version in the body; the betas a body's fields need still
+    // come as the header (docs/translation.md, "Claude on Google Vertex AI").
+    const beta = options.sameDialect ? vertexBetas(single(clientHeaders['anthropic-beta'])) : '';
+    if (beta !== '') headers['anthropic-beta'] = beta;
   } else if (apiKey !== undefined) {
     headers.authorization = `Bearer ${apiKey}`;
   }

@@ -11,7 +11,9 @@ export function genAiProviderName(providerKind: string): string {
 
 const cloudProviderNames: Readonly<Record<string, string>> = {
   'azure-openai': 'azure.ai.openai',
+  bedrock: 'aws.bedrock',
   gemini: 'gcp.gemini',
+  vertex: 'gcp.vertex_ai',
 };
 
 /** The bucket boundaries the GenAI semantic conventions recommend for each instrument. */

@@ -6,7 +6,8 @@ import type { UpstreamEvent } from './provider-codec.ts';
  * reached (its paths, credentials, stream framing); the dialect says what its bodies look like:
  * Claude on Amazon Bedrock or Google Vertex AI speaks `anthropic` through another kind.
  */
-export type UpstreamDialect = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
+export type UpstreamDialect =
+  'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'bedrock-converse';
 
 /** One call about to be sent, as a transport may still sign or authorize it. */
 export interface TransportRequest {

@@ -1,8 +1,10 @@
 import type { TextProviderConfig } from '../config/config-schema.ts';
 import { azureOpenAITransport } from './azure-openai/azure-openai-transport.ts';
+import { bedrockTransport } from './bedrock/bedrock-transport.ts';
 import { geminiTransport } from './gemini/gemini-transport.ts';
 import type { ProviderTransport } from './provider-transport.ts';
 import { setBearer, staticKeyTransport } from './shared/static-key-transport.ts';
+import { vertexTransport } from './vertex/vertex-transport.ts';
 
 /** Builds the transport of one configured provider; cheap, and no call leaves before a request. */
 type TransportFactory = (provider: TextProviderConfig, env: NodeJS.ProcessEnv) => ProviderTransport;
@@ -20,4 +22,6 @@ export const providerTransports: Record<TextProviderConfig['kind'], TransportFac
   'openai-responses': () => openAIResponses,
   'azure-openai': azureOpenAITransport,
   gemini: geminiTransport,
+  vertex: vertexTransport,
+  bedrock: bedrockTransport,
 };

@@ -33,6 +33,13 @@ describe('classifyUpstreamStatus', () => {
     [408, '', 'server'],
     [404, openaiError('model_not_found', 'The model does not exist'), 'server'],
     [405, '', 'server'],
+    [424, JSON.stringify({ message: 'Received error from the model.' }), 'server'],
+    [
+      429,
+      JSON.stringify({ message: 'Too many requests, please wait before trying again.' }),
+      'rate_limited',
+    ],
+    [400, JSON.stringify({ message: 'Input is too long for requested model.' }), 'context'],
     [
       400,
       anthropicError('invalid_request_error', 'prompt is too long: 250000 tokens > 200000 maximum'),

@@ -9,12 +9,14 @@ export function classifyUpstreamStatus(status: number, bodyText: string): Failur
   if (status === 402) return 'quota';
   if (status === 401 || status === 403) return 'refused';
   if (status === 429) return /insufficient_quota/.test(bodyText) ? 'quota' : 'rate_limited';
-  if (status === 408 || status >= 500 || status === 404 || status === 405) return 'server';
+  // Bedrock answers 424 when the model itself failed (ModelErrorException).
+  if (status === 408 || status === 424 || status >= 500 || status === 404 || status === 405)
+    return 'server';
   if (status === 400 || status === 413) {
     // Anthropic's word for an organisation out of credit is a 400.
     if (/credit balance is too low/i.test(bodyText)) return 'quota';
     if (
-      /context_length_exceeded|prompt is too long|maximum context length|exceeds the context window/i.test(
+      /context_length_exceeded|prompt is too long|maximum context length|exceeds the context window|input is too long/i.test(
         bodyText,
       )
     )

@@ -118,8 +118,8 @@ export interface RecordedRequest {
   path: string;
   /** The route that answered: the path, or the dialect route a provider's own path maps to. */
   route: string;
-  /** Set when the path is a cloud provider's own (e.g. Azure's `/openai/...`). */
-  wire?: 'azure-openai';
+  /** Set when the path is a cloud provider's own (Azure's `/openai/...`, Bedrock's `/model/...`). */
+  wire?: 'azure-openai' | 'bedrock';
   query: Record<string, string>;
   /** Lower-cased names; repeated headers joined with `, `. */
   headers: Record<string, string>;

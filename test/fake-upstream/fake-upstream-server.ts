@@ -11,7 +11,9 @@ import {
 import { defaultFakeReply } from './default-fake-reply.ts';
 import type { FakeDialectRenderer, RenderContext, WireRoute } from './fake-dialect-renderer.ts';
 import { createFakeIdSource } from './fake-ids.ts';
+import type { FakeWireHandler, FakeWireState } from './fake-wire-handler.ts';
 import type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
+import type { FakeWire, FakeWireRoute } from './fake-wire.ts';
 import { createFakePromptCache } from './fake-prompt-cache.ts';
 import type {
   FakeErrorReply,
@@ -28,11 +30,14 @@ import type { FakeRateLimits } from './render-rate-limit-headers.ts';
 import { estimateTokens, resolveFakeReply } from './resolve-fake-reply.ts';
 import { writeJsonReply, writeSseReply } from './write-fake-reply.ts';
 import { azurePromptFilterChunk, matchAzureRoute, presentedAzureKey } from './wire-azure-openai.ts';
+import { createBedrockWire, type FakeBedrockOptions } from './wire-bedrock.ts';
 import { matchGeminiWire } from './wire-gemini.ts';
 
 export type * from './fake-reply.ts';
 export type { FakeKeyBehaviour } from './fake-key-behaviour.ts';
 export type { FakeRateLimits } from './render-rate-limit-headers.ts';
+export type { FakeWire } from './fake-wire.ts';
+export type { FakeAwsCredentials, FakeBedrockOptions } from './wire-bedrock.ts';
 
 export interface FakeUpstreamOptions {
   /** Answer 401 unless the request carries this key (see `carriesKey`). */
@@ -43,6 +48,10 @@ export interface FakeUpstreamOptions {
   promptCache?: boolean;
   /** Milliseconds since the epoch, for cache lifetimes and reset times; `Date.now` by default. */
   now?: () => number;
+  /** Cloud wire formats (e.g. `createFakeVertex().wire`), asked before the dialects' own routes. */
+  wires?: FakeWire[];
+  /** Amazon Bedrock's routes (`/model/{modelId}/…`): the SigV4 credentials they accept. */
+  bedrock?: FakeBedrockOptions;
 }
 
 export interface FakeUpstream {
@@ -164,18 +173,43 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const keyBehaviours = new Map<string, FakeKeyBehaviour>();
   const keyRateLimits = new Map<string, FakeRateLimits>();
   const promptCache = options.promptCache === true ? createFakePromptCache(now) : undefined;
+  const handlers: FakeWireHandler[] = [createBedrockWire(options.bedrock)];
+  const wireState: FakeWireState = {
+    takeReply: () => replies.shift(),
+    takeTokenCount: () => tokenCounts.shift(),
+    keyRule: (key) => (key === undefined ? undefined : keyBehaviours.get(key)),
+    promptCache,
+    ids,
+    requireKey: options.requireKey,
+  };
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const recorded = recordRequest(request, await readBody(request));
     requests.push(recorded);
+    if (options.wires?.some((wire) => wire.answerOwnRoute?.(recorded, response) === true)) return;
+    let wireRoute: FakeWireRoute | undefined;
+    for (const wire of options.wires ?? []) wireRoute ??= wire.route(recorded);
+    if (wireRoute !== undefined) {
+      recorded.dialect = wireRoute.renderer.dialect;
+      recorded.key = wireRoute.key;
+    }
     let cutByFake = false;
     response.on('close', () => {
       if (!response.writableFinished && !cutByFake) recorded.clientAborted = true;
     });
+    const ownWire = handlers.find((candidate) => candidate.matches(recorded.path));
+    if (ownWire !== undefined) {
+      return ownWire.answer(recorded, response, wireState, () => {
+        cutByFake = true;
+      });
+    }
 
-    const wire = matchWireRoute(recorded.path);
+    const wire = wireRoute === undefined ? matchWireRoute(recorded.path) : undefined;
     const renderer =
-      generationRoutes[recorded.route] ?? tokenCountRoutes[recorded.route] ?? wire?.renderer;
+      wireRoute?.renderer ??
+      generationRoutes[recorded.route] ??
+      tokenCountRoutes[recorded.route] ??
+      wire?.renderer;
     const anthropicStyle = isAnthropicStyle(renderer, recorded.headers);
     const errorRenderer = renderer ?? (anthropicStyle ? anthropicRenderer : chatRenderer);
     const headers = { [errorRenderer.requestIdHeader]: ids.next('req_') };
@@ -217,6 +251,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     }
     if (rule?.status !== undefined) return sendError(rule);
     heldMs = rule?.delayMs ?? 0;
+    if (wireRoute?.refusal !== undefined) return sendError(wireRoute.refusal);
     if (options.requireKey !== undefined) {
       const carried =
         recorded.wire === 'azure-openai' || wire !== undefined
@@ -230,16 +265,20 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       const list = renderModelList(models, anthropicStyle);
       return writeJsonReply(response, 200, headers, list, heldMs);
     }
-    const body = recorded.body;
+    const body = wireRoute?.body ?? recorded.body;
     if (!isObject(body)) {
       return sendError({ status: 400, errorMessage: 'fake-upstream: body is not a JSON object' });
     }
 
-    if (tokenCountRoutes[recorded.route] !== undefined || wire?.renderTokenCount !== undefined) {
+    if (
+      wireRoute === undefined
+        ? tokenCountRoutes[recorded.route] !== undefined || wire?.renderTokenCount !== undefined
+        : wireRoute.kind === 'token-count'
+    ) {
       const script = tokenCounts.shift();
       if (script !== undefined && 'status' in script) return sendError(script);
       const count =
-        wire?.renderTokenCount?.(
+        (wireRoute ?? wire)?.renderTokenCount?.(
           script?.inputTokens ?? Math.max(1, estimateTokens(recorded.rawBody)),
         ) ?? renderTokenCount(recorded.route, script, recorded.rawBody);
       return writeJsonReply(response, 200, headers, count, heldMs + (script?.delayMs ?? 0));
@@ -269,7 +308,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     };
     const replyHeaders = { ...headers, ...reply.headers };
     const delayMs = heldMs + (reply.delayMs ?? 0);
-    if (!(wire?.stream ?? body.stream === true) || renderer.renderStream === undefined) {
+    if (
+      !(wireRoute?.stream ?? wire?.stream ?? body.stream === true) ||
+      renderer.renderStream === undefined
+    ) {
       const rendered = renderer.renderJson(resolved, context);
       return writeJsonReply(response, 200, replyHeaders, rendered, delayMs);
     }

@@ -10,8 +10,10 @@ import {
 import { fakeThinkingSignature } from '../fake-upstream/render-anthropic-reply.ts';
 import { expectOnlyGatewayCredential } from './expect-gateway-credential.ts';
 import {
+  bedrockUpstreamModel,
   clientPosts,
   generationRequests,
+  realClientCloudModels,
   realClientModels,
   useRealClientBed,
   type RealClientBed,
@@ -322,6 +324,85 @@ describeWithClient(
         expect(turn.refused).toEqual([]);
         expect(bodyOf(turn.accepted[0]).context_management).toBeDefined();
         expect(bodyOf(turn.accepted[0]).thinking).toMatchObject({ display: 'omitted' });
+      },
+    );
+  },
+);
+
+describeWithClient(
+  'Claude Code: a three-turn session on Claude through Amazon Bedrock',
+  claudeCodeBinary,
+  () => {
+    let bed: RealClientBed;
+
+    useRealClientBed((started) => (bed = started));
+
+    it(
+      'relays each turn to InvokeModel, thinking signatures and history intact',
+      { timeout: 240_000 },
+      async () => {
+        const workspace = await bed.newWorkspace();
+        const content = `switchyard-bedrock-${randomUUID()}`;
+        const file = path.join(workspace.cwd, 'notes.txt');
+        await writeFile(file, `${content}\n`);
+        bed.fake.enqueue(
+          readFileCall(file, 'toolu_bdrk_read_0001'),
+          echoLastToolResult('The file says: '),
+          { output: [{ text: 'Second answer.' }] },
+          { output: [{ text: 'Third answer.' }] },
+        );
+        const turn = (prompt: string, continueConversation: boolean) =>
+          runClaudeCode({
+            origin: bed.origin,
+            token: bed.token,
+            credential: 'x-api-key',
+            model: realClientCloudModels.bedrock,
+            prompt,
+            workspace,
+            allowedTools: ['Read'],
+            continueConversation,
+            timeoutMs: 70_000,
+          });
+        const runs = [
+          await turn(`Read ${file} and tell me what it says.`, false),
+          await turn('Say it again, briefly.', true),
+          await turn('And once more.', true),
+        ];
+        for (const run of runs) {
+          expect(run.code, describeRun(run)).toBe(0);
+          expect(run.result?.is_error, describeRun(run)).toBe(false);
+        }
+        expect(runs[0]?.result?.result).toContain(content);
+        expect(runs[1]?.result?.result).toContain('Second answer.');
+        expect(runs[2]?.result?.result).toContain('Third answer.');
+
+        const upstream = generationRequests(bed.fake);
+        expect(upstream).toHaveLength(4);
+        for (const request of upstream) {
+          expect(request.path).toBe(
+            `/model/${encodeURIComponent(bedrockUpstreamModel)}/invoke-with-response-stream`,
+          );
+          expectOnlyGatewayCredential(request, bed.token);
+          const body = bodyOf(request);
+          expect(body.anthropic_version).toBe('bedrock-2023-05-31');
+          expect(body).not.toHaveProperty('model');
+          expect(body).not.toHaveProperty('stream');
+          expect(body.anthropic_beta).toContain('claude-code-20250219');
+        }
+        // The last turn carries the whole session: the signed thinking exactly, the tool
+        // call and its result, and the two earlier answers.
+        const last = upstream[3] as RecordedRequest;
+        const blocks = (bodyOf(last).messages as Json[]).flatMap((message) =>
+          Array.isArray(message.content) ? (message.content as Json[]) : [],
+        );
+        expect(blocks).toContainEqual({
+          type: 'thinking',
+          thinking,
+          signature: fakeThinkingSignature(thinking),
+        });
+        expect(readFakeToolResults(last)[0]?.text).toContain(content);
+        expect(last.rawBody).toContain('Second answer.');
+        expect(readUpstreamToolCalls(last)[0]?.id).toBe('toolu_bdrk_read_0001');
       },
     );
   },

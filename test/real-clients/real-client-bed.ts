@@ -26,14 +26,26 @@ export const realClientModels = {
 /** Models on the cloud kinds, each on its own provider at the same fake upstream. */
 export const realClientCloudModels = {
   'azure-openai': 'rc-via-azure-openai',
+  bedrock: 'rc-via-bedrock',
 } as const;
 
 type CloudKind = keyof typeof realClientCloudModels;
 
-/** A cloud kind's further provider settings and environment (region, credentials), if any. */
+/** Claude on Amazon Bedrock (InvokeModel), reached with the bed's key as a Bedrock API key. */
+export const bedrockUpstreamModel = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+
+/**
+ * A cloud kind's further provider settings and environment (region, credentials), and the
+ * deployment's upstream model where its name matters, if any.
+ */
 const cloudProviderSettings: Partial<
-  Record<CloudKind, { settings?: Record<string, unknown>; env?: Record<string, string> }>
-> = {};
+  Record<
+    CloudKind,
+    { settings?: Record<string, unknown>; env?: Record<string, string>; upstreamModel?: string }
+  >
+> = {
+  bedrock: { settings: { region: 'us-east-1' }, upstreamModel: bedrockUpstreamModel },
+};
 
 export type { UpstreamDialect };
 
@@ -101,6 +113,13 @@ export async function startRealClientBed(
       ),
       ...cloudKinds.map((kind) =>
         testModel(realClientCloudModels[kind], kind, {
+          ...(cloudProviderSettings[kind]?.upstreamModel !== undefined
+            ? {
+                deployments: [
+                  { provider: kind, upstreamModel: cloudProviderSettings[kind]?.upstreamModel },
+                ],
+              }
+            : {}),
           contextWindow: 200_000,
           maxOutputTokens: 32_000,
           // Azure speaks the responses dialect to Codex, as the example's OpenAI model does.

@@ -20,6 +20,8 @@ export interface ClaudeCodeOptions {
   /** An HTTP MCP server added first with `claude mcp add --transport http` (user scope). */
   mcpServer?: { name: string; url: string; headers: Record<string, string> };
   timeoutMs?: number;
+  /** Continues the workspace's last conversation (`--continue`), as a next turn. */
+  continueConversation?: boolean;
 }
 
 /** The `--output-format json` result object Claude Code prints at the end of a `-p` run. */
@@ -93,6 +95,7 @@ export async function runClaudeCode(options: ClaudeCodeOptions): Promise<ClaudeC
   }
   const args = ['-p', options.prompt, '--output-format', 'json'];
   if (options.allowedTools !== undefined) args.push('--allowedTools', ...options.allowedTools);
+  if (options.continueConversation === true) args.push('--continue');
   const run = await runClientProcess({
     command: binary,
     args,

@@ -1,4 +1,5 @@
 import type { CodecResult, GenerationCall } from '../../canonical/generation-call.ts';
+import { isJsonObject } from '../../wire/messages/messages-json-text.ts';
 import type { ProviderRequestOptions } from '../provider-codec.ts';
 import { convertToAnthropicRequest } from './convert-to-anthropic-request.ts';
 
@@ -25,4 +26,10 @@ export function convertToAnthropicCountTokensRequest(
     if (value[field] !== undefined) body[field] = value[field];
   }
   return { value: body, issues };
+}
+
+/** The count in a count_tokens answer (`{"input_tokens": n}`). */
+export function readAnthropicTokenCount(answer: unknown): number | undefined {
+  const count = isJsonObject(answer) ? answer.input_tokens : undefined;
+  return typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : undefined;
 }

@@ -161,7 +161,8 @@ function classifyUpstreamStatus(
       retryable: true,
     };
   }
-  if (status >= 400 && status < 500) {
+  // Bedrock's ModelErrorException: the model failed, not the request.
+  if (status >= 400 && status < 500 && status !== 424) {
     return {
       error: new ApiError(
         'invalid_request',
