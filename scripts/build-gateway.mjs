@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import process from 'node:process';
-import { URL } from 'node:url';
+import path from 'node:path';
+import { pathToFileURL, URL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = new URL('../', import.meta.url);
@@ -32,7 +33,14 @@ function bundleOnly(packages) {
   };
 }
 
-const dist = new URL('dist/', root);
+// `--outdir=PATH` builds elsewhere than dist/ (a container image's root, a test's own copy). The
+// build imports its dependencies at run time from the node_modules above it: put one there
+// (scripts/build-image-root.sh) or build to a folder inside the repository.
+const outdirArgument = process.argv.find((argument) => argument.startsWith('--outdir='));
+const dist =
+  outdirArgument === undefined
+    ? new URL('dist/', root)
+    : pathToFileURL(`${path.resolve(outdirArgument.slice('--outdir='.length))}/`);
 
 /**
  * The operator CLI is built into a folder of its own, `dist/cli/`: `bin/switchyard.js` rebuilds

@@ -139,7 +139,7 @@ export async function composeGateway(
   });
   const providerKeys = new ProviderKeys(config, env);
   const metrics = createHttpMetrics({ processMetrics: options.processMetrics ?? false });
-  const settlements = composeSettlements({
+  const { outbox: settlements, close: closeSettlementSpool } = await composeSettlements({
     config,
     ledger: store.ledger,
     metrics,
@@ -301,9 +301,10 @@ export async function composeGateway(
       await telemetry?.shutdown();
       await limiter.close();
       await parts.router.state.close();
-      // A last try for settlements still waiting; those that fail again stay on disk.
+      // A last try for settlements still waiting; those that fail again stay in the spool.
       await settlements.flush();
       settlements.close();
+      await closeSettlementSpool();
       await parts.pools.close();
       if (options.store === undefined) await store.close();
     },

@@ -1,7 +1,8 @@
 // autocannon 8 ships no types; only the part of its programmatic API the bench uses.
 declare module 'autocannon' {
   interface AutocannonOptions {
-    url: string;
+    /** Several URLs: connections are spread over them (several gateway processes). */
+    url: string | string[];
     method?: string;
     headers?: Record<string, string>;
     body?: string | Buffer;
@@ -11,6 +12,8 @@ declare module 'autocannon' {
     pipelining?: number;
     /** Each request may be rewritten before it is sent (a fresh idempotency key). */
     requests?: Array<{
+      method?: string;
+      path?: string;
       setupRequest?(request: AutocannonRequest): AutocannonRequest;
     }>;
   }

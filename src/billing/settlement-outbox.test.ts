@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { CreditLedger, Settlement, SettlementResult } from './credit-ledger.ts';
+import { FileSettlementSpool } from './file-settlement-spool.ts';
 import { SettlementOutbox } from './settlement-outbox.ts';
 
 /** A ledger whose settle fails while `down` is true, and remembers what landed, once per id. */
@@ -65,7 +66,7 @@ describe('SettlementOutbox (docs/decisions/0017)', () => {
     const waiting: number[] = [];
     const outbox = new SettlementOutbox({
       ledger,
-      directory,
+      spool: new FileSettlementSpool(directory),
       retryMs: 60_000,
       onWaiting: (count) => waiting.push(count),
     });
@@ -86,13 +87,21 @@ describe('SettlementOutbox (docs/decisions/0017)', () => {
 
   it('replays what a previous run left on disk', async () => {
     const first = flakyLedger();
-    const crashed = new SettlementOutbox({ ledger: first.ledger, directory, retryMs: 60_000 });
+    const crashed = new SettlementOutbox({
+      ledger: first.ledger,
+      spool: new FileSettlementSpool(directory),
+      retryMs: 60_000,
+    });
     await crashed.submit(settlement('b'));
     crashed.close();
 
     const next = flakyLedger();
     next.state.down = false;
-    const restarted = new SettlementOutbox({ ledger: next.ledger, directory, retryMs: 60_000 });
+    const restarted = new SettlementOutbox({
+      ledger: next.ledger,
+      spool: new FileSettlementSpool(directory),
+      retryMs: 60_000,
+    });
     await restarted.replay();
     restarted.close();
     expect([...next.landed.keys()]).toEqual(['b']);
@@ -102,8 +111,29 @@ describe('SettlementOutbox (docs/decisions/0017)', () => {
   it('answers what was charged when the store takes it at once', async () => {
     const { ledger, state } = flakyLedger();
     state.down = false;
-    const outbox = new SettlementOutbox({ ledger, directory, retryMs: 60_000 });
+    const outbox = new SettlementOutbox({
+      ledger,
+      spool: new FileSettlementSpool(directory),
+      retryMs: 60_000,
+    });
     expect(await outbox.submit(settlement('c'))).toEqual({ charged: 42, shortfall: 0 });
     expect(await readdir(directory)).toEqual([]);
+  });
+
+  it('lands, on its next flush, what another process sharing the spool kept and never landed', async () => {
+    const { ledger, landed, state } = flakyLedger();
+    const spool = new FileSettlementSpool(directory);
+    const gone = new SettlementOutbox({ ledger, spool, retryMs: 60_000 });
+    await gone.submit(settlement('d'));
+    gone.close();
+
+    const survivor = new SettlementOutbox({ ledger, spool, retryMs: 60_000 });
+    state.down = false;
+    // The survivor kept nothing itself: only the spool tells it of the settlement.
+    expect(survivor.waiting).toBe(0);
+    await survivor.flush();
+    survivor.close();
+    expect([...landed.keys()]).toEqual(['d']);
+    expect(await spool.load(() => {})).toEqual([]);
   });
 });

@@ -72,7 +72,9 @@ export interface SessionSummary {
   /** Micro-credits the usage is priced at (the charge, unless the balance fell short). */
   costMicroCredits: number;
   /** The usage by token type, when the call had any. */
-  usage?: Usage;
+  usage?: Usage | undefined;
+  /** Epoch ms the billing ended: the usage record's time. */
+  endedAt: number;
 }
 
 export interface SessionEnd {
@@ -152,6 +154,7 @@ export class BillingSession {
       inputTokens: 0,
       outputTokens: 0,
       costMicroCredits: 0,
+      endedAt: now,
     });
     await dependencies.usage.recordUsage({
       requestId: start.requestId,
@@ -297,7 +300,8 @@ export class BillingSession {
       inputTokens: usage?.inputTokens.total ?? 0,
       outputTokens: usage?.outputTokens.total ?? 0,
       costMicroCredits: cost,
-      ...(usage !== undefined ? { usage } : {}),
+      usage,
+      endedAt: createdAt,
     });
     const settled = settlements.submit({
       id: ledgerEntryId(createdAt),

@@ -70,13 +70,13 @@ type CountingMethod =
 function countingMethod(deployment: Deployment): CountingMethod | undefined {
   const { provider } = deployment;
   if (provider.kind === 'anthropic') return 'anthropic';
+  // Claude on Bedrock: the client's own body as InvokeModel takes it, to CountTokens.
+  if (provider.kind === 'bedrock' && deployment.dialects.messages === 'anthropic')
+    return 'bedrock-invoke';
   // Claude on a cloud that counts a Messages body on a route of its own (Vertex AI): the
   // client's body is counted as it is, like Anthropic's own count.
   if (deployment.dialects.messages === 'anthropic' && deployment.transport.countTokens)
     return 'anthropic';
-  // Claude on Bedrock: the client's own body as InvokeModel takes it, to CountTokens.
-  if (provider.kind === 'bedrock' && deployment.dialects.messages === 'anthropic')
-    return 'bedrock-invoke';
   if (countsInputTokens(provider)) return 'input-tokens';
   if (provider.tokenizePath !== undefined) return 'tokenize';
   if (deployment.transport.countTokens !== undefined) return 'transport';

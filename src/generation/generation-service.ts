@@ -384,7 +384,8 @@ export class GenerationService {
     const { router, observer } = this.#dependencies;
     const startedAt = this.#dependencies.now();
     const observed: ObservedAttempt[] = [];
-    let firstByteAt: number | undefined;
+    // Set once a stream's headers leave; the call's record reads it when its billing ends.
+    let firstByteAt: number | undefined = undefined;
     const traceparent = singleHeader(input.headers.traceparent);
     const start = {
       requestId: input.requestId,
@@ -414,11 +415,12 @@ export class GenerationService {
           usage: summary.usage,
           costMicroCredits: summary.costMicroCredits,
           startedAt,
-          endedAt: this.#dependencies.now(),
+          endedAt: summary.endedAt,
           firstByteAt,
           attempts: observed,
-          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-          ...(traceparent !== undefined ? { traceparent } : {}),
+          // Set even when undefined: every call's record then has one shape.
+          maxOutputTokens,
+          traceparent,
         };
         input.onSettled?.(call);
         observer?.observe(call);
@@ -571,10 +573,12 @@ export class GenerationService {
           ));
         if (balance !== undefined) headers['x-switchyard-balance'] = formatCredits(balance);
       }
-      firstByteAt = this.#dependencies.now();
+      // A JSON answer's billing, and so its record, ended before its first byte: no time to it.
+      // The answer's own header object: nothing else holds it, so it takes its type in place.
+      headers['content-type'] = 'application/json';
       return {
         kind: 'json',
-        headers: copyWith(headers, { 'content-type': 'application/json' }),
+        headers,
         body: answer.text,
         trace,
       };

@@ -36,10 +36,17 @@ export function bindCompletionFields(
   request: FastifyRequest,
   fields: Record<string, unknown>,
 ): void {
+  if (!writesCompletionLine(request)) return;
   const log = request.log as FastifyRequest['log'] & {
     setBindings?: (bindings: Record<string, unknown>) => void;
+  };
+  log.setBindings?.(fields);
+}
+
+/** Whether the request's completion line is written at all (at `info`), so worth fields. */
+export function writesCompletionLine(request: FastifyRequest): boolean {
+  const log = request.log as FastifyRequest['log'] & {
     isLevelEnabled?: (level: string) => boolean;
   };
-  if (log.isLevelEnabled?.('info') === false) return;
-  log.setBindings?.(fields);
+  return log.isLevelEnabled?.('info') !== false;
 }

@@ -3,7 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GenerationInput } from '../generation/generation-service.ts';
 import type { ObservedCall } from '../observability/call-observer.ts';
 import type { HttpMetrics } from './http-metrics.ts';
-import { bindCompletionFields, completionLogFields } from './completion-log-fields.ts';
+import {
+  bindCompletionFields,
+  completionLogFields,
+  writesCompletionLine,
+} from './completion-log-fields.ts';
 import { AbortHandle } from '../shared/abort-handle.ts';
 import type { SurfaceCodec } from '../surfaces/surface-codec.ts';
 
@@ -39,6 +43,8 @@ function clientGoneSignal(
  * with what it came to and `aborted: true`, so every generation has its line.
  */
 function logCompletion(request: FastifyRequest, reply: FastifyReply, call: ObservedCall) {
+  // Both lines are written at info: below it the fields are not even gathered.
+  if (!writesCompletionLine(request)) return;
   bindCompletionFields(request, completionLogFields(call));
   if (reply.raw.writableFinished || !reply.raw.destroyed) return;
   reply.log.info(

@@ -8,10 +8,11 @@ import {
   windowSecondOf,
 } from './rate-limit-window.ts';
 import { SecondCounts } from './second-counts.ts';
-import { standingOf, type CountedWindow } from './rate-limit-standing.ts';
+import { countedAllowance, standingFrom, tighter } from './rate-limit-standing.ts';
 import { HeldLeaseHeartbeat } from './held-lease-heartbeat.ts';
 import {
   type AcquireRateLimitRequest,
+  type RateLimitAllowance,
   type RateLimitDecision,
   type RateLimitLease,
   type RateLimitRefusal,
@@ -127,23 +128,22 @@ export class MemoryRateLimiter implements RateLimiter {
     return { ok: true, lease, standing: this.#standing(lease.scopes, now) };
   }
 
-  /** The scopes' windows as they count at `now`. */
+  /**
+   * The scopes' windows as they count at `now`, read straight from their counts: this runs on
+   * every admission, so it builds no window objects on the way (rate-limit-standing.ts keeps
+   * the rules every adapter shares).
+   */
   #standing(scopes: AcquireRateLimitRequest['scopes'], now: number): RateLimitStanding {
-    const windowOf = (counts: SecondCounts | undefined): CountedWindow =>
-      counts === undefined
-        ? { total: 0, newestSecond: undefined }
-        : { total: counts.total(now), newestSecond: counts.newest(now) };
-    return standingOf(
-      scopes,
-      scopes.map((scope) => {
-        const state = this.#scopes.get(scope.key);
-        return {
-          requests: windowOf(state?.requests),
-          tokens: windowOf(state?.tokens),
-        };
-      }),
-      now,
-    );
+    let requests: RateLimitAllowance | undefined;
+    let tokens: RateLimitAllowance | undefined;
+    for (const scope of scopes) {
+      const state = this.#scopes.get(scope.key);
+      if (scope.requestsPerMinute !== undefined)
+        requests = tighter(requests, allowanceFrom(scope.requestsPerMinute, state?.requests, now));
+      if (scope.tokensPerMinute !== undefined)
+        tokens = tighter(tokens, allowanceFrom(scope.tokensPerMinute, state?.tokens, now));
+    }
+    return standingFrom(requests, tokens);
   }
 
   async release(lease: RateLimitLease, options: ReleaseRateLimitOptions): Promise<boolean> {
@@ -235,6 +235,16 @@ export class MemoryRateLimiter implements RateLimiter {
       this.#forget(open.lease);
     }
   }
+}
+
+/** A scope's allowance from its counts; a scope with no state yet has counted nothing. */
+function allowanceFrom(
+  limit: number,
+  counts: SecondCounts | undefined,
+  now: number,
+): RateLimitAllowance {
+  if (counts === undefined) return countedAllowance(limit, 0, undefined, now);
+  return countedAllowance(limit, counts.total(now), counts.newest(now), now);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RateLimitAllowance, RateLimitStanding } from './rate-limiter.ts';
+import type { RateLimitStanding } from './rate-limiter.ts';
 
 /**
  * The `x-ratelimit-*` headers OpenAI's API sends and its SDKs expose (docs/decisions/0149), from
@@ -8,16 +8,27 @@ import type { RateLimitAllowance, RateLimitStanding } from './rate-limiter.ts';
 export function rateLimitHeaders(standing: RateLimitStanding | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   if (standing === undefined) return headers;
-  const add = (kind: 'requests' | 'tokens', allowance: RateLimitAllowance | undefined) => {
-    if (allowance === undefined) return;
-    headers[`x-ratelimit-limit-${kind}`] = String(allowance.limit);
-    headers[`x-ratelimit-remaining-${kind}`] = String(allowance.remaining);
-    headers[`x-ratelimit-reset-${kind}`] = formatResetDuration(allowance.resetMs);
-  };
-  add('requests', standing.requests);
-  add('tokens', standing.tokens);
+  // Written out per kind: every answer sends them, and names built per call cost a string each.
+  const { requests, tokens } = standing;
+  if (requests !== undefined) {
+    headers['x-ratelimit-limit-requests'] = String(requests.limit);
+    headers['x-ratelimit-remaining-requests'] = String(requests.remaining);
+    headers['x-ratelimit-reset-requests'] = formatResetDuration(requests.resetMs);
+  }
+  if (tokens !== undefined) {
+    headers['x-ratelimit-limit-tokens'] = String(tokens.limit);
+    headers['x-ratelimit-remaining-tokens'] = String(tokens.remaining);
+    headers['x-ratelimit-reset-tokens'] = formatResetDuration(tokens.resetMs);
+  }
   return headers;
 }
+
+/**
+ * The last reset formatted: answers in the same millisecond, and the two kinds of one answer
+ * (charged in the same second), tell the same reset.
+ */
+let lastResetMs = Number.NaN;
+let lastResetText = '';
 
 /**
  * A duration as OpenAI writes its resets (Go's duration notation): `20ms` below a second,
@@ -25,6 +36,13 @@ export function rateLimitHeaders(standing: RateLimitStanding | undefined): Recor
  */
 export function formatResetDuration(milliseconds: number): string {
   const ms = Math.max(0, Math.round(milliseconds));
+  if (ms === lastResetMs) return lastResetText;
+  lastResetText = durationText(ms);
+  lastResetMs = ms;
+  return lastResetText;
+}
+
+function durationText(ms: number): string {
   if (ms === 0) return '0s';
   if (ms < 1000) return `${ms}ms`;
   const hours = Math.floor(ms / 3_600_000);
@@ -38,8 +56,9 @@ export function formatResetDuration(milliseconds: number): string {
 /** Whole seconds, with the milliseconds as a fraction without trailing zeros. */
 function decimalSeconds(ms: number): string {
   const whole = Math.floor(ms / 1000);
-  const fraction = String(ms % 1000)
-    .padStart(3, '0')
-    .replace(/0+$/, '');
-  return fraction === '' ? String(whole) : `${whole}.${fraction}`;
+  const fraction = ms % 1000;
+  if (fraction === 0) return String(whole);
+  if (fraction % 100 === 0) return `${whole}.${fraction / 100}`;
+  if (fraction % 10 === 0) return `${whole}.${fraction < 100 ? '0' : ''}${fraction / 10}`;
+  return `${whole}.${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${fraction}`;
 }

@@ -14,7 +14,16 @@ export interface CountedWindow {
  * counts (the window rules of rate-limit-window.ts).
  */
 export function allowanceOf(limit: number, window: CountedWindow, now: number): RateLimitAllowance {
-  const { total, newestSecond } = window;
+  return countedAllowance(limit, window.total, window.newestSecond, now);
+}
+
+/** allowanceOf from the window's two figures, for an adapter that holds them apart. */
+export function countedAllowance(
+  limit: number,
+  total: number,
+  newestSecond: number | undefined,
+  now: number,
+): RateLimitAllowance {
   return {
     limit,
     remaining: Math.max(0, limit - total),
@@ -39,7 +48,7 @@ export function chargedWindow(
 }
 
 /** The tighter of two allowances: fewer remaining, then the later reset. */
-function tighter(
+export function tighter(
   held: RateLimitAllowance | undefined,
   candidate: RateLimitAllowance,
 ): RateLimitAllowance {
@@ -60,15 +69,22 @@ export function standingOf(
 ): RateLimitStanding {
   let requests: RateLimitAllowance | undefined;
   let tokens: RateLimitAllowance | undefined;
-  scopes.forEach((scope, index) => {
+  for (let index = 0; index < scopes.length; index += 1) {
+    const scope = scopes[index] as RateLimitScope;
     const counted = windows[index];
     if (scope.requestsPerMinute !== undefined && counted?.requests !== undefined)
       requests = tighter(requests, allowanceOf(scope.requestsPerMinute, counted.requests, now));
     if (scope.tokensPerMinute !== undefined && counted?.tokens !== undefined)
       tokens = tighter(tokens, allowanceOf(scope.tokensPerMinute, counted.tokens, now));
-  });
-  return {
-    ...(requests !== undefined ? { requests } : {}),
-    ...(tokens !== undefined ? { tokens } : {}),
-  };
+  }
+  return standingFrom(requests, tokens);
+}
+
+/** A standing of the kinds that have an allowance, built without spreads on the request path. */
+export function standingFrom(
+  requests: RateLimitAllowance | undefined,
+  tokens: RateLimitAllowance | undefined,
+): RateLimitStanding {
+  if (requests === undefined) return tokens === undefined ? {} : { tokens };
+  return tokens === undefined ? { requests } : { requests, tokens };
 }

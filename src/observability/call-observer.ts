@@ -48,9 +48,9 @@ export interface ObservedCall {
   /** Every upstream call, in order; the answering one last. */
   attempts: readonly ObservedAttempt[];
   /** The output limit the client asked for, when it named one. */
-  maxOutputTokens?: number;
+  maxOutputTokens?: number | undefined;
   /** The client's W3C `traceparent` header, as sent, so a trace can continue the client's. */
-  traceparent?: string;
+  traceparent?: string | undefined;
 }
 
 /** The observability port: told of every finished call, never on the request's critical path. */

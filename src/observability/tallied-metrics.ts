@@ -3,7 +3,19 @@ import type { Registry } from 'prom-client';
 type LabelValues = readonly (string | undefined)[];
 
 interface Series {
-  labels: Record<string, string>;
+  readonly labels: Record<string, string>;
+}
+
+/** One label set of a counter, to count into directly (`series.value += amount`). */
+export interface CounterSeries extends Series {
+  value: number;
+}
+
+/** One label set of a histogram, to observe into with `TalliedHistogram.observeInto`. */
+export interface HistogramSeries extends Series {
+  readonly counts: Float64Array;
+  sum: number;
+  count: number;
 }
 
 /** A label set's key: its values joined by a byte no label value holds. */
@@ -24,7 +36,8 @@ function labelsOf(names: readonly string[], values: LabelValues): Record<string,
  * The request path's side of a metric: a counter or histogram per label set, counted in plain
  * numbers, and handed to prom-client's registry as its metric interface when scraped. prom-client's
  * own metrics validate and hash the label object of every operation (about a microsecond each, a
- * dozen per call); here an operation is one map lookup by the joined label values.
+ * dozen per call); here an operation is one map lookup by the joined label values, or none
+ * where the caller keeps the label set's series (`seriesOf`).
  */
 abstract class TalliedMetric<S extends Series> {
   readonly name: string;
@@ -33,12 +46,21 @@ abstract class TalliedMetric<S extends Series> {
   readonly aggregator = 'sum';
   protected readonly labelNames: readonly string[];
   protected readonly series = new Map<string, S>();
+  readonly #resetListeners: Array<() => void> = [];
 
   constructor(registry: Registry, options: { name: string; help: string; labelNames: string[] }) {
     this.name = options.name;
     this.help = options.help;
     this.labelNames = options.labelNames;
     registry.registerMetric(this as never);
+  }
+
+  /**
+   * Calls `listener` when the series are cleared (prom-client's `resetMetrics`), so a caller
+   * keeping series from `seriesOf` drops them: they no longer show when scraped.
+   */
+  onReset(listener: () => void): void {
+    this.#resetListeners.push(listener);
   }
 
   protected seriesFor(values: LabelValues, create: (labels: Record<string, string>) => S): S {
@@ -62,14 +84,20 @@ abstract class TalliedMetric<S extends Series> {
 
   reset(): void {
     this.series.clear();
+    for (const listener of this.#resetListeners) listener();
   }
 }
 
-export class TalliedCounter extends TalliedMetric<Series & { value: number }> {
+export class TalliedCounter extends TalliedMetric<CounterSeries> {
   readonly type = 'counter';
 
   inc(values: LabelValues, amount = 1): void {
-    this.seriesFor(values, (labels) => ({ labels, value: 0 })).value += amount;
+    this.seriesOf(values).value += amount;
+  }
+
+  /** The label set's series, created at 0 (it shows when scraped from then on). */
+  seriesOf(values: LabelValues): CounterSeries {
+    return this.seriesFor(values, (labels) => ({ labels, value: 0 }));
   }
 
   get() {
@@ -84,9 +112,7 @@ export class TalliedCounter extends TalliedMetric<Series & { value: number }> {
   }
 }
 
-export class TalliedHistogram extends TalliedMetric<
-  Series & { counts: Float64Array; sum: number; count: number }
-> {
+export class TalliedHistogram extends TalliedMetric<HistogramSeries> {
   readonly type = 'histogram';
   readonly #bounds: readonly number[];
 
@@ -99,12 +125,21 @@ export class TalliedHistogram extends TalliedMetric<
   }
 
   observe(values: LabelValues, value: number): void {
-    const series = this.seriesFor(values, (labels) => ({
+    this.observeInto(this.seriesOf(values), value);
+  }
+
+  /** The label set's series, created empty (it shows when scraped from then on). */
+  seriesOf(values: LabelValues): HistogramSeries {
+    return this.seriesFor(values, (labels) => ({
       labels,
       counts: new Float64Array(this.#bounds.length),
       sum: 0,
       count: 0,
     }));
+  }
+
+  /** Observes `value` into a series this histogram's `seriesOf` gave. */
+  observeInto(series: HistogramSeries, value: number): void {
     series.sum += value;
     series.count += 1;
     const bounds = this.#bounds;

@@ -35,6 +35,18 @@ describe('classifyUpstreamStatus', () => {
     [405, '', 'server'],
     [424, JSON.stringify({ message: 'Received error from the model.' }), 'server'],
     [
+      403,
+      JSON.stringify({
+        message: "You don't have access to the model with the specified model ID.",
+      }),
+      'server',
+    ],
+    [
+      403,
+      JSON.stringify({ message: 'The security token included in the request is invalid.' }),
+      'refused',
+    ],
+    [
       429,
       JSON.stringify({ message: 'Too many requests, please wait before trying again.' }),
       'rate_limited',

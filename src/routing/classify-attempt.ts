@@ -7,6 +7,9 @@ import type { FailureClass } from './target-health.ts';
  */
 export function classifyUpstreamStatus(status: number, bodyText: string): FailureClass {
   if (status === 402) return 'quota';
+  // Bedrock refuses a model the account was not granted with a 403 that says so: the
+  // deployment's fault, not the key's, which may serve the provider's other models.
+  if (status === 403 && /have access to the model/i.test(bodyText)) return 'server';
   if (status === 401 || status === 403) return 'refused';
   if (status === 429) return /insufficient_quota/.test(bodyText) ? 'quota' : 'rate_limited';
   // Bedrock answers 424 when the model itself failed (ModelErrorException).

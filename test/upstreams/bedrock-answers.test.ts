@@ -432,6 +432,24 @@ describe('Bedrock failures', () => {
     expect(bed.fake.requests).toHaveLength(0);
   });
 
+  it("takes a model the account has no access to for that deployment's fault, not the key's", async () => {
+    bed.fake.enqueue({
+      status: 403,
+      errorMessage: "You don't have access to the model with the specified model ID.",
+    });
+    const body = (model: string) => ({
+      model,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const refused = await send('messages', body('nova-on-bedrock'));
+    expect(refused.statusCode).toBe(502);
+    // The same AWS credentials still serve the provider's other models.
+    const served = await send('messages', body('claude-on-bedrock'));
+    expect(served.statusCode, served.body).toBe(200);
+    expect(bed.fake.requests).toHaveLength(2);
+  });
+
   it("answers a model's own failure (424 ModelErrorException) as the upstream's fault", async () => {
     bed.fake.enqueue({ status: 424 });
     const response = await send(

@@ -111,6 +111,8 @@ function upstreamCause(status: number, bodyText: string, origin: UpstreamOrigin)
   // What an upstream says about a refused key may quote part of it: never logged.
   if ((status === 401 || status === 403) && origin.missingKeyEnv !== undefined)
     return `No credential was sent: the environment variable ${origin.missingKeyEnv} is unset.`;
+  if (status === 403 && said !== undefined && /have access to the model/i.test(said))
+    return `The upstream account has no access to this deployment's model.${upstreamSaid}`;
   if (status === 401 || status === 403)
     return "The upstream refused the provider's credential: check the key its apiKeyEnv names.";
   if (status === 404 || status === 405)
