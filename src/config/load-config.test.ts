@@ -234,3 +234,19 @@ describe('a vertex provider', () => {
     expect(() => parseConfig(raw)).toThrow(message);
   });
 });
+
+describe('cloud provider settings', () => {
+  it('names the missing region of a bedrock or vertex provider, not the baseUrl it implies', () => {
+    for (const kind of ['bedrock', 'vertex']) {
+      expect(() =>
+        parseConfig({ providers: { cloud: { kind, project: 'p' } }, models: [] }),
+      ).toThrow(new RegExp(`providers\\.cloud\\.region: is required for a ${kind} provider`));
+    }
+    // With the region, the endpoint is its public one.
+    const config = parseConfig({
+      providers: { cloud: { kind: 'bedrock', region: 'eu-west-3' } },
+      models: [],
+    });
+    expect(config.providers.cloud?.baseUrl).toBe('https://bedrock-runtime.eu-west-3.amazonaws.com');
+  });
+});

@@ -70,11 +70,28 @@ export function parseConfig(raw: unknown): Config {
         }
         return `${keyPath(error.instancePath)}: ${error.message}`;
       });
-    throw new ConfigError(`Invalid configuration:\n  ${[...new Set(problems)].join('\n  ')}`);
+    throw new ConfigError(
+      `Invalid configuration:\n  ${[...new Set(problems.map(nameMissingRegion(withDefaults)))].join('\n  ')}`,
+    );
   }
   const config = withDefaults as Config;
   checkReferences(config);
   return config;
+}
+
+/**
+ * A bedrock or vertex provider without `baseUrl` has its endpoint from its region: when the
+ * region is missing too, the operator is told of the region (cloud-provider-settings.ts).
+ */
+function nameMissingRegion(config: Record<string, unknown>): (problem: string) => string {
+  const providers = (config.providers ?? {}) as Record<string, Record<string, unknown>>;
+  return (problem) => {
+    const missing = /^providers\.(.+)\.baseUrl: is required$/.exec(problem)?.[1];
+    const provider = missing === undefined ? undefined : providers[missing];
+    if (provider === undefined || provider.region !== undefined) return problem;
+    if (provider.kind !== 'bedrock' && provider.kind !== 'vertex') return problem;
+    return `providers.${missing}.region: is required for a ${provider.kind} provider`;
+  };
 }
 
 function checkReferences(config: Config): void {
