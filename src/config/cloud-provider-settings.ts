@@ -41,6 +41,7 @@ export function checkCloudProvider(
     project?: string | undefined;
     apiVersion?: string | undefined;
     authScheme?: string | undefined;
+    apiKeyEnv?: unknown;
   },
 ): string[] {
   const at = `providers.${name}`;
@@ -53,6 +54,9 @@ export function checkCloudProvider(
   };
   needs('region', ['bedrock', 'vertex']);
   needs('project', ['vertex']);
+  // The Gemini API answers nothing without a key (it is sent as x-goog-api-key).
+  if (provider.kind === 'gemini' && provider.apiKeyEnv === undefined)
+    problems.push(`${at}.apiKeyEnv: is required for a gemini provider`);
   if (provider.kind !== 'azure-openai') {
     if (provider.apiVersion !== undefined)
       problems.push(`${at}.apiVersion: only an azure-openai provider has one`);

@@ -61,7 +61,11 @@ describe('configuration', () => {
       },
       'providers.p.baseUrl',
     ],
-    [{ providers: { p: { kind: 'gemini', region: 'us-east1' } } }, 'providers.p.region'],
+    [
+      { providers: { p: { kind: 'gemini', apiKeyEnv: 'K', region: 'us-east1' } } },
+      'providers.p.region',
+    ],
+    [{ providers: { p: { kind: 'gemini' } } }, 'providers.p.apiKeyEnv'],
     [{ providers: { p: { ...provider, baseUrl: 'ftp://x' } } }, 'providers.p.baseUrl'],
     [{ providers: { p: { ...provider, countInputTokens: true } } }, 'providers.p.countInputTokens'],
     [{ providers: { p: { ...provider, tokenizePath: '/tokenize' } } }, 'providers.p.tokenizePath'],

@@ -183,7 +183,8 @@ export function renderGeminiResponse(
 
 /**
  * The `streamGenerateContent?alt=sse` frames: text and thoughts in small pieces, a function
- * call whole in its own chunk, the finish reason and full usage on the last. Every chunk carries
+ * call whole in its own chunk (with its signature), a text's signature on an empty part after
+ * it, the finish reason and full usage on the last. Every chunk carries
  * the prompt count, as Gemini's do.
  */
 export function renderGeminiStreamFrames(
@@ -200,11 +201,12 @@ export function renderGeminiStreamFrames(
     }
     const { text, thoughtSignature, ...rest } = part;
     const pieces = splitIntoDeltas(String(text));
-    if (pieces.length === 0) pieces.push('');
-    pieces.forEach((piece, index) => {
-      const last = index === pieces.length - 1 && thoughtSignature !== undefined;
-      chunks.push([{ text: piece, ...rest, ...(last ? { thoughtSignature } : {}) }]);
-    });
+    if (pieces.length === 0 && thoughtSignature === undefined) pieces.push('');
+    for (const piece of pieces) chunks.push([{ text: piece, ...rest }]);
+    // A streamed text's signature comes after it, on an empty part of its own, as Gemini sends it.
+    if (thoughtSignature !== undefined) {
+      chunks.push([{ text: '', thoughtSignature: fakeGeminiSignature({ text: '' }) }]);
+    }
   }
   if (chunks.length === 0) chunks.push([]);
   const frames = chunks.map((parts, index) => {

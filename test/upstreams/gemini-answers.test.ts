@@ -181,6 +181,44 @@ describe('gemini answers', () => {
     expect(typeof modelTurn.parts[0].thoughtSignature).toBe('string');
   });
 
+  it('replays a streamed answer’s signature to Gemini 3 from a responses client', async () => {
+    bed.fake.enqueue({
+      output: [{ reasoning: { text: 'Think.' } }, { text: 'Sunny all week.' }],
+      usage: { input: 20, output: 30 },
+    });
+    const opening = {
+      model: 'gemini3-model',
+      reasoning: { effort: 'medium' },
+      include: ['reasoning.encrypted_content'],
+      stream: true,
+      input: [{ role: 'user', content: 'Weather this week?' }],
+    };
+    const first = await send('responses', opening);
+    expect(first.statusCode, first.body).toBe(200);
+    const completed = first.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as Json)
+      .find((event) => event.type === 'response.completed');
+    const output = (completed?.response.output as Json[]).map(({ status: _s, ...item }) => item);
+    expect(output.some((item) => String(item.encrypted_content).startsWith('sy1.google.'))).toBe(
+      true,
+    );
+    bed.fake.enqueue({ output: [{ text: 'And next week too.' }], usage: { input: 40, output: 5 } });
+    const second = await send('responses', {
+      ...opening,
+      stream: false,
+      input: [...opening.input, ...output, { role: 'user', content: 'And next week?' }],
+    });
+    expect(second.statusCode, second.body).toBe(200);
+    const modelTurn = (bed.fake.requests.at(-1)?.body as Json).contents[1];
+    expect(modelTurn.parts.at(-1)).toEqual({
+      text: '',
+      thoughtSignature: expect.any(String) as unknown,
+    });
+    expect(modelTurn.parts.map((part: Json) => part.text).join('')).toBe('Sunny all week.');
+  });
+
   it('counts a prompt with Gemini’s countTokens, system and tools included', async () => {
     bed.fake.enqueueTokenCount({ inputTokens: 77 });
     const response = await send(
