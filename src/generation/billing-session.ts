@@ -60,6 +60,8 @@ export interface SessionStart {
   minimumOutputTokens?: number;
   /** Told what the request came to once it ends, for its completion log line. */
   onEnd?: (summary: SessionSummary) => void;
+  /** When the first byte of the answer left for the client, if it has; for the usage record. */
+  firstByteAt?: () => number | undefined;
 }
 
 /** What one generation came to, told to the generation service when its billing ends. */
@@ -169,6 +171,7 @@ export class BillingSession {
       cost: 0,
       shortfall: 0,
       latencyMs: 0,
+      firstTokenMs: null,
       outcome: 'refused',
       status,
       createdAt: now,
@@ -285,6 +288,7 @@ export class BillingSession {
     const totalTokens =
       usage === undefined ? 0 : usage.inputTokens.total + usage.outputTokens.total;
     const createdAt = now();
+    const firstByteAt = this.#start.firstByteAt?.();
     this.#start.onEnd?.({
       model: model.id,
       status: result.status,
@@ -316,6 +320,7 @@ export class BillingSession {
         outputTokens: usage?.outputTokens.total ?? 0,
         reasoningTokens: usage?.outputTokens.reasoning ?? 0,
         latencyMs: createdAt - this.#startedAt,
+        firstTokenMs: firstByteAt === undefined ? null : Math.max(0, firstByteAt - this.#startedAt),
         outcome: result.outcome,
         status: result.status,
         createdAt,

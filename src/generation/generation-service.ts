@@ -397,6 +397,7 @@ export class GenerationService {
         input.keepOutputLimit === true
           ? undefined
           : minimumOutputLimit(surface.name, body, this.#dependencies.billing.minimumOutputTokens),
+      firstByteAt: () => firstByteAt,
       onEnd: (summary: SessionSummary) => {
         if (spent.target !== undefined)
           router.spendTokens(spent.target, summary.inputTokens + summary.outputTokens);

@@ -163,6 +163,7 @@ export async function settlePricedCall(
       outputTokens: call.tokens?.outputTokens ?? 0,
       reasoningTokens: call.tokens?.reasoningTokens ?? 0,
       latencyMs: createdAt - call.startedAt,
+      firstTokenMs: null,
       outcome: 'ok',
       status: call.status ?? 200,
       createdAt,

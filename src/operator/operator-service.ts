@@ -11,6 +11,8 @@ import {
 import type { Balance, CreditLedger, LedgerEntry } from '../billing/credit-ledger.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { formatCredits } from '../billing/micro-credits.ts';
+import type { TokenBudget } from '../billing/token-budget.ts';
+import type { LimitSet } from '../config/config-schema.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { AssetStore } from '../features/storage/asset-store.ts';
 import type { UsageRecord, UsageStore } from '../generation/usage-store.ts';
@@ -30,6 +32,8 @@ export interface CreateTokenInput {
   interface?: TokenInterface;
   expiresAt?: number | null;
   allowedModels?: string[] | null;
+  budget?: TokenBudget | null;
+  limits?: LimitSet | null;
 }
 
 export interface AccountSummary {
@@ -178,6 +182,8 @@ export class OperatorService {
       expiresAt: input.expiresAt ?? null,
       disabledAt: null,
       createdAt: this.#now(),
+      budget: input.budget ?? null,
+      limits: input.limits ?? null,
     };
     await this.#stores.apiKeys.insertApiKey(record);
     return { token: issued.token, apiKey: viewApiKey(record) };

@@ -33,6 +33,11 @@ export interface ApiKeysTable {
   expires_at: number | null;
   disabled_at: number | null;
   created_at: number;
+  /** Migration 0013: the spend budget in micro-credits per `budget_period`, or null for none. */
+  budget_micro: Generated<number | null>;
+  budget_period: Generated<string | null>;
+  /** Migration 0013: JSON of the token's own limit set, or null for the configured defaults. */
+  limits: Generated<string | null>;
 }
 
 export interface LedgerEntriesTable {
@@ -86,6 +91,8 @@ export interface UsageRecordsTable {
    */
   charge_reason: string | null;
   latency_ms: number;
+  /** Migration 0013: milliseconds until the answer's first byte left, null when none did. */
+  first_token_ms: Generated<number | null>;
   outcome: string;
   status: number;
   created_at: number;

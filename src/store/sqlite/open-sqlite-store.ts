@@ -118,9 +118,22 @@ function ownStore(
     responses: new SqliteOwnedResponses(connection, writes, store.responses),
     usage: {
       recordUsage: (record) => writes.record(record),
+      // Reads see every record queued before them.
       listUsage(accountId, limit) {
         writes.flush();
         return durableUsage.listUsage(accountId, limit);
+      },
+      summarizeUsage(filter, groupBy) {
+        writes.flush();
+        return durableUsage.summarizeUsage(filter, groupBy);
+      },
+      listRequests(query) {
+        writes.flush();
+        return durableUsage.listRequests(query);
+      },
+      spentByToken(apiKeyId, since) {
+        writes.flush();
+        return durableUsage.spentByToken(apiKeyId, since);
       },
     },
     async close(): Promise<void> {
