@@ -12,6 +12,7 @@ import {
   presentCreditChange,
 } from '../../operator/present-operator-records.ts';
 import { routingAdminRoutes, type RoutingAdminDependencies } from './routing-admin-routes.ts';
+import { usageAdminRoutes } from './usage-admin-routes.ts';
 
 export interface AdminRouteDependencies {
   operator: OperatorService;
@@ -168,8 +169,8 @@ export async function adminRoutes(
     async (request) => {
       const { account_id: accountId } = request.params as { account_id: string };
       const { quota_bytes: quotaBytes } = request.body as { quota_bytes: number | null };
-      await operator.setStorageQuota(accountId, quotaBytes);
-      return { account_id: accountId, quota_bytes: quotaBytes };
+      const account = await operator.setStorageQuota(accountId, quotaBytes);
+      return { account_id: account.id, quota_bytes: quotaBytes };
     },
   );
 
@@ -246,6 +247,7 @@ export async function adminRoutes(
 
   if (dependencies.routing !== undefined)
     await app.register(routingAdminRoutes, dependencies.routing);
+  await app.register(usageAdminRoutes, { operator, authenticator });
 
   app.post('/api/admin/tokens/:token_id/disable', { schema: hidden }, async (request) => {
     const { token_id: tokenId } = request.params as { token_id: string };
