@@ -11,6 +11,7 @@ import {
 } from '../operator/present-operator-records.ts';
 import { AdminApiError, type AdminApiClient } from './admin-api-client.ts';
 import { describeRoutingHealth, type RoutingHealthAnswer } from './describe-routing-health.ts';
+import { addTokenControlCommands, addUsageCommands } from './usage-commands.ts';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -131,7 +132,7 @@ export async function runCli(
     );
   });
   account
-    .command('show <account-id>')
+    .command('show <account-id-or-name>')
     .description('balance, recent ledger entries and recent usage')
     .option('--limit <n>', 'how many recent entries', '20')
     .action(async (accountId: string, options: { limit: string }) => {
@@ -247,6 +248,14 @@ export async function runCli(
     const disabled = await (await open()).disableToken(tokenId);
     print(disabled, `disabled ${disabled.id}`);
   });
+  const context = {
+    open,
+    print,
+    write: io.stdout,
+    parseExpiry: (value: string) => parseExpiry(value, now()),
+  };
+  addTokenControlCommands(token, context);
+  addUsageCommands(program, context);
 
   account
     .command('storage-quota <account-id> <size>')
@@ -255,10 +264,10 @@ export async function runCli(
     )
     .action(async (accountId: string, size: string) => {
       const quotaBytes = size === 'default' ? null : parseByteSize(size);
-      await (await open()).setStorageQuota(accountId, quotaBytes);
+      const { id } = await (await open()).setStorageQuota(accountId, quotaBytes);
       print(
-        { account_id: accountId, quota_bytes: quotaBytes },
-        `storage quota of ${accountId}: ${quotaBytes === null ? 'the default' : `${quotaBytes} bytes`}`,
+        { account_id: id, quota_bytes: quotaBytes },
+        `storage quota of ${id}: ${quotaBytes === null ? 'the default' : `${quotaBytes} bytes`}`,
       );
     });
 
