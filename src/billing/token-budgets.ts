@@ -23,10 +23,30 @@ export interface BudgetStanding {
 }
 
 export interface TokenBudgetDependencies {
-  /** Micro-credits charged to the token's calls recorded at or after `since`. */
-  spentByToken(apiKeyId: string, since: number): Promise<number>;
+  /** Micro-credits charged to the token's calls recorded in `[since, until)` (no end: now). */
+  spentByToken(apiKeyId: string, since: number, until?: number): Promise<number>;
   now(): number;
 }
+
+/**
+ * A token's spend up to a time `upTo` well in the past, so a call reads only the records since
+ * then: a month of a busy token is otherwise a sum over every one of its calls, per call.
+ */
+interface SettledSpend {
+  periodStart: number;
+  upTo: number;
+  spent: number;
+}
+
+/**
+ * How far behind now the summed spend stops: a charge is recorded at its settlement's time and
+ * written within milliseconds (the embedded store's group commit), so records older than this
+ * are all written. A settlement the outbox keeps while the store is down may land later with an
+ * older time (docs/decisions/0166).
+ */
+const settledAfterMs = 5 * 60_000;
+/** How often the summed spend moves forward. */
+const advanceEveryMs = 60_000;
 
 /**
  * docs/decisions/0166: a token's spend budget, enforced where the call's hold is taken. The spend
@@ -44,6 +64,7 @@ export class TokenBudgets {
   readonly #dependencies: TokenBudgetDependencies;
   readonly #reserved = new Map<string, number>();
   readonly #locks = new Map<string, Promise<unknown>>();
+  readonly #settled = new Map<string, SettledSpend>();
 
   constructor(dependencies: TokenBudgetDependencies) {
     this.#dependencies = dependencies;
@@ -92,7 +113,8 @@ export class TokenBudgets {
   async #standing(apiKeyId: string, budget: TokenBudget): Promise<BudgetStanding> {
     const now = this.#dependencies.now();
     const periodStart = budgetPeriodStart(budget.period, now);
-    const spent = await this.#dependencies.spentByToken(apiKeyId, periodStart);
+    const settled = await this.#settledSpend(apiKeyId, periodStart, now);
+    const spent = settled.spent + (await this.#dependencies.spentByToken(apiKeyId, settled.upTo));
     const reserved = this.#reserved.get(apiKeyId) ?? 0;
     return {
       budget,
@@ -102,6 +124,21 @@ export class TokenBudgets {
       periodStart,
       resetsAt: budgetPeriodEnd(budget.period, now),
     };
+  }
+
+  /** The spend summed up to a time well past, moved forward once a minute. */
+  async #settledSpend(apiKeyId: string, periodStart: number, now: number): Promise<SettledSpend> {
+    const upTo = Math.max(periodStart, now - settledAfterMs);
+    let settled = this.#settled.get(apiKeyId);
+    if (settled === undefined || settled.periodStart !== periodStart) {
+      settled = { periodStart, upTo: periodStart, spent: 0 };
+    }
+    if (upTo - settled.upTo >= advanceEveryMs || settled.upTo === periodStart) {
+      const spent = await this.#dependencies.spentByToken(apiKeyId, settled.upTo, upTo);
+      settled = { periodStart, upTo, spent: settled.spent + spent };
+      this.#settled.set(apiKeyId, settled);
+    }
+    return settled;
   }
 
   /** Runs `work` after every earlier locked work of the token has finished. */

@@ -95,6 +95,6 @@ export interface UsageStore {
   summarizeUsage(filter: UsageFilter, groupBy: readonly UsageGroupKey[]): Promise<UsageGroup[]>;
   /** The request log, newest first, one page at a time. */
   listRequests(query: UsageRequestQuery): Promise<UsageRequestPage>;
-  /** Micro-credits charged to the token's calls recorded at or after `since`. */
-  spentByToken(apiKeyId: string, since: number): Promise<number>;
+  /** Micro-credits charged to the token's calls recorded in `[since, until)` (no end: now). */
+  spentByToken(apiKeyId: string, since: number, until?: number): Promise<number>;
 }

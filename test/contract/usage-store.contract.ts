@@ -172,6 +172,7 @@ export function describeUsageStoreContract(name: string, openStore: () => Promis
         await store().usage.recordUsage(usageRecord(account.id, { apiKeyId, cost, createdAt }));
       }
       expect(await store().usage.spentByToken(apiKeyId, 1_000)).toBe(280);
+      expect(await store().usage.spentByToken(apiKeyId, 999, 5_000)).toBe(350);
       expect(await store().usage.spentByToken(uniqueId('key'), 0)).toBe(0);
     });
   });

@@ -147,13 +147,14 @@ export class KyselyUsageStore implements UsageStore {
     };
   }
 
-  async spentByToken(apiKeyId: string, since: number): Promise<number> {
-    const row = await this.#database
+  async spentByToken(apiKeyId: string, since: number, until?: number): Promise<number> {
+    let query = this.#database
       .selectFrom('usage_records')
       .select(total('cost').as('spent'))
       .where('api_key_id', '=', apiKeyId)
-      .where('created_at', '>=', since)
-      .executeTakeFirstOrThrow();
+      .where('created_at', '>=', since);
+    if (until !== undefined) query = query.where('created_at', '<', until);
+    const row = await query.executeTakeFirstOrThrow();
     return Number(row.spent);
   }
 }

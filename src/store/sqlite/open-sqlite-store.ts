@@ -131,9 +131,9 @@ function ownStore(
         writes.flush();
         return durableUsage.listRequests(query);
       },
-      spentByToken(apiKeyId, since) {
+      spentByToken(apiKeyId, since, until) {
         writes.flush();
-        return durableUsage.spentByToken(apiKeyId, since);
+        return durableUsage.spentByToken(apiKeyId, since, until);
       },
     },
     async close(): Promise<void> {
