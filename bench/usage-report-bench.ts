@@ -1,7 +1,9 @@
 /**
  * Times the usage reports over a month of one busy account: `RECORDS` usage records (1 M unless
- * the environment says otherwise) spread over 30 days, 50 tokens, 8 models and 12 deployments,
- * on a fresh SQLite file and on a fresh PostgreSQL database that is dropped afterwards.
+ * the environment says otherwise) spread evenly over 30 days and 50 tokens, each token on one of
+ * 8 models served by two of 12 deployments, on a fresh SQLite file and on a fresh PostgreSQL
+ * database that is dropped afterwards. The hourly rollups are kept by their trigger as the
+ * records load, as in the gateway.
  *
  *   node --import tsx bench/usage-report-bench.ts
  *   RECORDS=200000 POSTGRES_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx bench/usage-report-bench.ts
@@ -33,8 +35,8 @@ const accountId = 'acct_bench_busy';
 
 /** Columns of one generated record as SQL over the row number `g`, portable to both dialects. */
 function generatedRow(g: string): string {
-  return `'req_' || ${g}, '${accountId}', 'key_' || (${g} % 50), 'chat', 'model_' || (${g} % 8),
-    'provider/upstream_' || (${g} % 12), 500 + ${g} % 3000, ${g} % 700, 0, 0, 40 + ${g} % 900, 0,
+  return `'req_' || ${g}, '${accountId}', 'key_' || (${g} % 50), 'chat', 'model_' || (${g} % 50 % 8),
+    'provider/upstream_' || ((${g} % 50 % 8 + ${g} % 2 * 4) % 12), 500 + ${g} % 3000, ${g} % 700, 0, 0, 40 + ${g} % 900, 0,
     1000 + ${g} % 20000, 0, 'set_' || ${g}, 'chat model', 300 + ${g} % 5000, 100 + ${g} % 800,
     case when ${g} % 50 = 0 then 'upstream_error' else 'ok' end,
     case when ${g} % 50 = 0 then 502 else 200 end,

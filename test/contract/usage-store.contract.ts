@@ -126,6 +126,69 @@ export function describeUsageStoreContract(name: string, openStore: () => Promis
       );
     });
 
+    it('sums any period, on the hour or not, as the records themselves add up', async () => {
+      const account = await createTestAccount(store());
+      const hour = 3_600_000;
+      const base = 400 * 86_400_000;
+      const records = Array.from({ length: 40 }, (_, index) =>
+        usageRecord(account.id, {
+          apiKeyId: index % 3 === 0 ? 'key_x' : 'key_y',
+          deployment: index % 4 === 0 ? null : 'provider/upstream',
+          cost: 100 + index,
+          inputTokens: index,
+          createdAt: base + index * 397_000,
+        }),
+      );
+      for (const record of records) await store().usage.recordUsage(record);
+      const windows = [
+        [base, base + 5 * hour],
+        [base + 1_234, base + 3 * hour - 1],
+        [base + hour + 17, base + hour + 600_000],
+        [base + 2 * hour, base + 4 * hour + 5],
+      ];
+      for (const [from, to] of windows as Array<[number, number]>) {
+        const inside = records.filter(
+          (record) => record.createdAt >= from && record.createdAt < to,
+        );
+        const [totals] = await store().usage.summarizeUsage(
+          { accountId: account.id, from, to },
+          [],
+        );
+        expect(totals, `${from}–${to}`).toMatchObject({
+          requests: inside.length,
+          inputTokens: inside.reduce((sum, record) => sum + record.inputTokens, 0),
+          cost: inside.reduce((sum, record) => sum + record.cost, 0),
+        });
+        const byHour = await store().usage.summarizeUsage({ accountId: account.id, from, to }, [
+          'hour',
+          'deployment',
+        ]);
+        const expected = new Map<string, number>();
+        for (const record of inside) {
+          const key = `${record.createdAt - (record.createdAt % hour)} ${record.deployment}`;
+          expected.set(key, (expected.get(key) ?? 0) + 1);
+        }
+        expect(
+          byHour.map((group) => [`${group.period} ${group.deployment}`, group.requests]),
+        ).toEqual(
+          [...expected].sort(([left], [right]) => {
+            const [leftHour, leftDeployment] = left.split(' ');
+            const [rightHour, rightDeployment] = right.split(' ');
+            if (leftHour !== rightHour) return Number(leftHour) - Number(rightHour);
+            return leftDeployment === 'null' ? 1 : rightDeployment === 'null' ? -1 : 0;
+          }),
+        );
+        const spent = inside
+          .filter((record) => record.apiKeyId === 'key_x')
+          .reduce((sum, record) => sum + record.cost, 0);
+        const ownX = await store().usage.summarizeUsage(
+          { accountId: account.id, apiKeyId: 'key_x', from, to },
+          [],
+        );
+        expect(ownX[0]?.cost).toBe(spent);
+      }
+    });
+
     it('pages the request log newest first by cursor, with filters', async () => {
       const account = await createTestAccount(store());
       const at = 50_000_000;

@@ -98,6 +98,22 @@ export interface UsageRecordsTable {
   created_at: number;
 }
 
+/** Migration 0014: usage records summed per UTC hour, token, model and deployment ('' for none). */
+export interface UsageRollupsTable {
+  account_id: string;
+  hour: number;
+  api_key_id: string;
+  model: string;
+  deployment: string;
+  requests: number;
+  input_tokens: number;
+  input_cache_read_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cost: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -105,4 +121,5 @@ export interface Database {
   balances: BalancesTable;
   holds: HoldsTable;
   usage_records: UsageRecordsTable;
+  usage_rollups: UsageRollupsTable;
 }
