@@ -151,6 +151,27 @@ describe('per-token controls: budget, limits, rename, rotate, delete', () => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it('creates a token with a budget and limits of its own', async () => {
+    const account = (await admin('POST', '/api/admin/accounts', { name: 'budgeted' })).json();
+    const created = await admin('POST', '/api/admin/accounts/budgeted/tokens', {
+      name: 'capped',
+      budget: { amount: '2.5', period: 'weekly' },
+      limits: { concurrentRequests: 3 },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().api_key).toMatchObject({
+      accountId: account.id,
+      budget: { amount: 2_500_000, period: 'weekly' },
+      limits: { concurrentRequests: 3 },
+    });
+    const refused = await admin('POST', '/api/admin/accounts/budgeted/tokens', {
+      name: 'bad',
+      budget: { amount: '0', period: 'weekly' },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.message).toContain('budget.amount');
+  });
+
   it('renames and rotates a token, keeping its settings, and the old secret stops working', async () => {
     const { token, apiKeyId } = await bed.gateway.createToken({
       credits: 50_000_000,

@@ -12,7 +12,13 @@ import {
   presentCreditChange,
 } from '../../operator/present-operator-records.ts';
 import { routingAdminRoutes, type RoutingAdminDependencies } from './routing-admin-routes.ts';
-import { usageAdminRoutes } from './usage-admin-routes.ts';
+import {
+  readTokenBudget,
+  tokenBudgetSchema,
+  usageAdminRoutes,
+  type TokenBudgetBody,
+} from './usage-admin-routes.ts';
+import { LimitSetSchema, type LimitSet } from '../../config/config-schema.ts';
 
 export interface AdminRouteDependencies {
   operator: OperatorService;
@@ -188,6 +194,8 @@ export async function adminRoutes(
             ),
             expires_at: Type.Optional(Type.String({ format: 'date-time' })),
             allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+            budget: Type.Optional(tokenBudgetSchema),
+            limits: Type.Optional(Type.Union([LimitSetSchema, Type.Null()])),
           },
           { additionalProperties: false },
         ),
@@ -201,6 +209,8 @@ export async function adminRoutes(
         interface?: TokenInterface;
         expires_at?: string;
         allowed_models?: string[];
+        budget?: TokenBudgetBody;
+        limits?: LimitSet | null;
       };
       const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
       if (expiresAt !== null && Number.isNaN(expiresAt))
@@ -212,6 +222,8 @@ export async function adminRoutes(
         ...(body.interface !== undefined ? { interface: body.interface } : {}),
         expiresAt,
         allowedModels: body.allowed_models ?? null,
+        budget: body.budget === undefined ? null : readTokenBudget(body.budget),
+        limits: body.limits ?? null,
       });
       return reply.code(201).send(presentCreatedToken(created));
     },

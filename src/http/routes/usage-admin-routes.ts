@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import type { ApiKeyChanges } from '../../auth/api-key-store.ts';
-import { budgetPeriods } from '../../billing/token-budget.ts';
+import { budgetPeriods, type TokenBudget } from '../../billing/token-budget.ts';
 import { parseCredits } from '../../billing/micro-credits.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { LimitSetSchema, type LimitSet } from '../../config/config-schema.ts';
@@ -43,6 +43,33 @@ const usageQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** A token's budget as the admin API takes it: decimal credits per period, or null for none. */
+export const tokenBudgetSchema = Type.Union([
+  Type.Object(
+    {
+      amount: Type.String({ minLength: 1, description: 'Decimal credits per period.' }),
+      period: Type.Union(budgetPeriods.map((period) => Type.Literal(period))),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+
+export type TokenBudgetBody = { amount: string; period: (typeof budgetPeriods)[number] } | null;
+
+/** The budget in micro-credits; 400 for an amount that is not a positive number of credits. */
+export function readTokenBudget(body: TokenBudgetBody): TokenBudget | null {
+  if (body === null) return null;
+  const amount = parseCredits(body.amount);
+  if (amount === undefined || amount <= 0) {
+    throw new ApiError(
+      'invalid_request',
+      'budget.amount must be a positive decimal number of credits.',
+    );
+  }
+  return { amount, period: body.period };
+}
+
 const tokenChanges = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1 })),
@@ -50,18 +77,7 @@ const tokenChanges = Type.Object(
       Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()]),
     ),
     expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
-    budget: Type.Optional(
-      Type.Union([
-        Type.Object(
-          {
-            amount: Type.String({ minLength: 1, description: 'Decimal credits per period.' }),
-            period: Type.Union(budgetPeriods.map((period) => Type.Literal(period))),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Null(),
-      ]),
-    ),
+    budget: Type.Optional(tokenBudgetSchema),
     limits: Type.Optional(Type.Union([LimitSetSchema, Type.Null()])),
   },
   { additionalProperties: false },
@@ -71,7 +87,7 @@ interface TokenChangesBody {
   name?: string;
   allowed_models?: string[] | null;
   expires_at?: string | null;
-  budget?: { amount: string; period: (typeof budgetPeriods)[number] } | null;
+  budget?: TokenBudgetBody;
   limits?: LimitSet | null;
 }
 
@@ -87,19 +103,7 @@ function readTokenChanges(body: TokenChangesBody): ApiKeyChanges {
     }
     changes.expiresAt = expiresAt;
   }
-  if (body.budget !== undefined) {
-    if (body.budget === null) changes.budget = null;
-    else {
-      const amount = parseCredits(body.budget.amount);
-      if (amount === undefined || amount <= 0) {
-        throw new ApiError(
-          'invalid_request',
-          'budget.amount must be a positive decimal number of credits.',
-        );
-      }
-      changes.budget = { amount, period: body.budget.period };
-    }
-  }
+  if (body.budget !== undefined) changes.budget = readTokenBudget(body.budget);
   if (body.limits !== undefined) changes.limits = body.limits;
   return changes;
 }
