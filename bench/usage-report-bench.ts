@@ -144,7 +144,7 @@ async function benchPostgres(): Promise<Array<[string, number]>> {
           `insert into usage_records (${columns})
         select ${generatedRow('cast(g as bigint)')} from generate_series(1, ${records}) as g`,
         )
-        .then(() => client.query('vacuum analyze usage_records'))
+        .then(() => client.query('vacuum analyze usage_records, usage_rollups'))
         .finally(() => client.end());
       console.log(
         `postgres: loaded ${records} records in ${((performance.now() - started) / 1000).toFixed(1)} s`,

@@ -46,7 +46,9 @@ export async function admitWithStanding(
   const { limits, rateLimiter, now } = dependencies;
   // A token's own limits stand in for the configured ones, each kind it names (docs/operations.md).
   const tokenLimits =
-    principal.apiKey.limits == null ? limits.token : { ...limits.token, ...principal.apiKey.limits };
+    principal.apiKey.limits == null
+      ? limits.token
+      : { ...limits.token, ...principal.apiKey.limits };
   const scopes = [
     ...(tokenLimits ? [{ key: `token:${principal.apiKey.id}`, ...tokenLimits }] : []),
     ...(limits.account ? [{ key: `account:${principal.account.id}`, ...limits.account }] : []),
