@@ -131,8 +131,10 @@ function ownStore(
         writes.flush();
         return durableUsage.listRequests(query);
       },
+      // No flush, on the request path of every budgeted call: a charge still queued belongs to a
+      // call whose budget reservation is not released yet, so the budget counts it already
+      // (docs/decisions/0166), and a flush would commit on its own for each such call.
       spentByToken(apiKeyId, since, until) {
-        writes.flush();
         return durableUsage.spentByToken(apiKeyId, since, until);
       },
     },
