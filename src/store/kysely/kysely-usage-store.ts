@@ -313,7 +313,8 @@ export function encodeUsageRecord(
     settlement_id: settlementId,
     charge_reason: chargeReason,
     latency_ms: record.latencyMs,
-    first_token_ms: record.firstTokenMs,
+    // A settlement kept by the outbox since before the field existed carries none.
+    first_token_ms: record.firstTokenMs ?? null,
     outcome: record.outcome,
     status: record.status,
     created_at: record.createdAt,

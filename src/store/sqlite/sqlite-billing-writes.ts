@@ -362,7 +362,8 @@ export class SqliteBillingWrites {
       settlementId,
       chargeReason,
       record.latencyMs,
-      record.firstTokenMs,
+      // A settlement kept by the outbox since before the field existed carries none.
+      record.firstTokenMs ?? null,
       record.outcome,
       record.status,
       record.createdAt,
