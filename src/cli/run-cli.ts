@@ -11,7 +11,13 @@ import {
 } from '../operator/present-operator-records.ts';
 import { AdminApiError, type AdminApiClient } from './admin-api-client.ts';
 import { describeRoutingHealth, type RoutingHealthAnswer } from './describe-routing-health.ts';
-import { addTokenControlCommands, addUsageCommands } from './usage-commands.ts';
+import {
+  addTokenControlCommands,
+  addTokenSettingOptions,
+  addUsageCommands,
+  readTokenSettings,
+} from './usage-commands.ts';
+import type { BudgetPeriod } from '../billing/token-budget.ts';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -190,10 +196,18 @@ export async function runCli(
     );
   }
 
+  const context = {
+    open,
+    print,
+    write: io.stdout,
+    parseExpiry: (value: string) => parseExpiry(value, now()),
+  };
   const token = program.command('token').description('client tokens');
-  token
-    .command('create <account-id>')
-    .requiredOption('--name <name>', 'a label for the token')
+  addTokenSettingOptions(
+    token
+      .command('create <account-id-or-name>')
+      .requiredOption('--name <name>', 'a label for the token'),
+  )
     .option('--permissions <list>', `comma-separated, of: ${permissions.join(', ')} (default: all)`)
     .addOption(
       new Option('--interface <interface>', 'credits or connected')
@@ -211,8 +225,14 @@ export async function runCli(
           interface: TokenInterface;
           expires?: string;
           models?: string;
+          budget?: string;
+          period: BudgetPeriod;
+          rpm?: string;
+          tpm?: string;
+          concurrent?: string;
         },
       ) => {
+        const settings = readTokenSettings(options, context);
         const created = await (
           await open()
         ).createToken({
@@ -222,6 +242,8 @@ export async function runCli(
           interface: options.interface,
           expiresAt: options.expires === undefined ? null : parseExpiry(options.expires, now()),
           allowedModels: options.models === undefined ? null : list(options.models),
+          budget: settings.budget,
+          limits: settings.limits,
         });
         print(
           presentCreatedToken(created),
@@ -248,12 +270,6 @@ export async function runCli(
     const disabled = await (await open()).disableToken(tokenId);
     print(disabled, `disabled ${disabled.id}`);
   });
-  const context = {
-    open,
-    print,
-    write: io.stdout,
-    parseExpiry: (value: string) => parseExpiry(value, now()),
-  };
   addTokenControlCommands(token, context);
   addUsageCommands(program, context);
 

@@ -163,6 +163,34 @@ describe('operator CLI: usage reports and token controls', () => {
     expect(errors.join('')).toContain(`No token "${apiKey.id}"`);
   });
 
+  it('creates a token for an account named, with a budget and limits of its own', async () => {
+    const account = await operator.createAccount({ name: 'acme' });
+    expect(
+      await run(
+        '--json',
+        'token',
+        'create',
+        'acme',
+        '--name',
+        'bot',
+        '--budget',
+        '2',
+        '--period',
+        'daily',
+        '--concurrent',
+        '2',
+      ),
+    ).toBe(0);
+    const created = JSON.parse(out.join(''));
+    expect(created.api_key).toMatchObject({
+      accountId: account.id,
+      budget: { amount: 2_000_000, period: 'daily' },
+      limits: { concurrentRequests: 2 },
+    });
+    expect(await run('--json', 'token', 'create', 'acme', '--name', 'plain')).toBe(0);
+    expect(JSON.parse(out.join('')).api_key).toMatchObject({ budget: null, limits: null });
+  });
+
   it('refuses a second account of a taken name', async () => {
     expect(await run('account', 'create', '--name', 'acme')).toBe(0);
     expect(await run('account', 'create', '--name', 'acme')).toBe(1);

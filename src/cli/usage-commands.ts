@@ -178,30 +178,46 @@ function readTokenUpdate(options: TokenUpdateOptions, context: CommandContext): 
   return changes;
 }
 
-/**
- * `token update`, `token rotate` and `token delete` on the `token` command. The running gateway's
- * authentication cache forgets a changed token within its lifetime (10 s); the admin API's
- * equivalents take effect at once in the gateway that answers them.
- */
-export function addTokenControlCommands(token: Command, context: CommandContext): void {
-  token
-    .command('update <token-id>')
-    .description('rename a token or change its models, expiry, budget or rate limits')
-    .option('--name <name>', 'a new label')
-    .option('--models <list>', 'comma-separated model ids this token may use')
-    .option('--all-models', 'let the token use every model')
-    .option('--expires <when>', 'e.g. 30d, 12h or an ISO date')
-    .option('--no-expiry', 'never expire')
+/** The budget and rate-limit options `token create` shares with `token update`. */
+export function addTokenSettingOptions(command: Command): Command {
+  return command
     .option('--budget <credits>', 'the most the token may be charged per --period')
     .addOption(
       new Option('--period <period>', 'when the budget starts again (UTC)')
         .choices([...budgetPeriods])
         .default('monthly'),
     )
-    .option('--no-budget', 'remove the budget')
     .option('--rpm <n>', 'requests per minute, in place of limits.token')
     .option('--tpm <n>', 'tokens per minute, in place of limits.token')
-    .option('--concurrent <n>', 'requests at once, in place of limits.token')
+    .option('--concurrent <n>', 'requests at once, in place of limits.token');
+}
+
+/** A new token's budget and limits from those options; null where none is given. */
+export function readTokenSettings(
+  options: Pick<TokenUpdateOptions, 'budget' | 'period' | 'rpm' | 'tpm' | 'concurrent'>,
+  context: CommandContext,
+): { budget: ApiKeyChanges['budget'] | null; limits: ApiKeyChanges['limits'] | null } {
+  const changes = readTokenUpdate(options, context);
+  return { budget: changes.budget ?? null, limits: changes.limits ?? null };
+}
+
+/**
+ * `token update`, `token rotate` and `token delete` on the `token` command. The running gateway's
+ * authentication cache forgets a changed token within its lifetime (10 s); the admin API's
+ * equivalents take effect at once in the gateway that answers them.
+ */
+export function addTokenControlCommands(token: Command, context: CommandContext): void {
+  addTokenSettingOptions(
+    token
+      .command('update <token-id>')
+      .description('rename a token or change its models, expiry, budget or rate limits')
+      .option('--name <name>', 'a new label')
+      .option('--models <list>', 'comma-separated model ids this token may use')
+      .option('--all-models', 'let the token use every model')
+      .option('--expires <when>', 'e.g. 30d, 12h or an ISO date')
+      .option('--no-expiry', 'never expire'),
+  )
+    .option('--no-budget', 'remove the budget')
     .option('--default-limits', 'return to the configured limits.token')
     .action(async (tokenId: string, options: TokenUpdateOptions) => {
       // commander's --no-x sets x: false on the option without its prefix.
