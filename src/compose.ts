@@ -261,6 +261,7 @@ export async function composeGateway(
       adminToken,
       reloadConfiguration: () => reload({ via: 'admin API' }),
       router: parts.router,
+      ...(parts.billing.budgets !== undefined ? { budgets: parts.billing.budgets } : {}),
       checkReady: async () => {
         await store.ping();
         await limiter.ping();

@@ -10,5 +10,7 @@ export interface Account {
 export interface AccountStore {
   createAccount(account: Account): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;
+  /** Names are unique (a second account of a taken name is refused by `createAccount`). */
+  findAccountByName(name: string): Promise<Account | undefined>;
   listAccounts(): Promise<Account[]>;
 }

@@ -1,3 +1,5 @@
+import type { TokenBudget } from '../billing/token-budget.ts';
+import type { LimitSet } from '../config/config-schema.ts';
 import type { Permission, TokenInterface } from './permissions.ts';
 
 /** A client token as stored: never the token itself, only its SHA-256 hash. */
@@ -17,7 +19,16 @@ export interface ApiKeyRecord {
   expiresAt: number | null;
   disabledAt: number | null;
   createdAt: number;
+  /** The most this token may be charged per period; `null` for no budget of its own. */
+  budget: TokenBudget | null;
+  /** Rate limits in place of the configured `limits.token`; `null` for those. */
+  limits: LimitSet | null;
 }
+
+/** What may change on a token after it was made; an absent field stays as it is. */
+export type ApiKeyChanges = Partial<
+  Pick<ApiKeyRecord, 'name' | 'allowedModels' | 'expiresAt' | 'budget' | 'limits'>
+>;
 
 export interface ApiKeyStore {
   insertApiKey(record: ApiKeyRecord): Promise<void>;
@@ -26,4 +37,13 @@ export interface ApiKeyStore {
   listApiKeys(accountId?: string): Promise<ApiKeyRecord[]>;
   /** Marks the key disabled; false when no such key exists. Disabling twice keeps the first time. */
   disableApiKey(id: string, at: number): Promise<boolean>;
+  /** Applies the changes; the record as it is afterwards, or undefined when no such key exists. */
+  updateApiKey(id: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Gives the key a new secret (its hash and display prefix), keeping every setting; the old
+   * secret stops matching. False when no such key exists.
+   */
+  replaceApiKeySecret(id: string, hash: string, displayPrefix: string): Promise<boolean>;
+  /** Removes the key; its usage records keep its id. False when no such key exists. */
+  deleteApiKey(id: string): Promise<boolean>;
 }

@@ -47,6 +47,7 @@ function settlement(id: string): Settlement {
       outputTokens: 2,
       reasoningTokens: 0,
       latencyMs: 3,
+      firstTokenMs: null,
       outcome: 'ok',
       status: 200,
       createdAt: 1,

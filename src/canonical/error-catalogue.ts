@@ -106,6 +106,12 @@ export const errorCatalogue = {
     message:
       'The credits balance is reserved by requests in flight; retry once they finish (retry-after).',
   },
+  // docs/decisions/0166: the token's own spend budget, not the account's balance, stands in the way.
+  budget_exceeded: {
+    status: 402,
+    type: 'billing_error',
+    message: "This token's spend budget for the period is reached.",
+  },
   not_found: { status: 404, type: 'not_found_error', message: 'Not found.' },
   method_not_allowed: {
     status: 405,

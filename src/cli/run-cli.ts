@@ -11,6 +11,13 @@ import {
 } from '../operator/present-operator-records.ts';
 import { AdminApiError, type AdminApiClient } from './admin-api-client.ts';
 import { describeRoutingHealth, type RoutingHealthAnswer } from './describe-routing-health.ts';
+import {
+  addTokenControlCommands,
+  addTokenSettingOptions,
+  addUsageCommands,
+  readTokenSettings,
+} from './usage-commands.ts';
+import type { BudgetPeriod } from '../billing/token-budget.ts';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -131,7 +138,7 @@ export async function runCli(
     );
   });
   account
-    .command('show <account-id>')
+    .command('show <account-id-or-name>')
     .description('balance, recent ledger entries and recent usage')
     .option('--limit <n>', 'how many recent entries', '20')
     .action(async (accountId: string, options: { limit: string }) => {
@@ -189,10 +196,18 @@ export async function runCli(
     );
   }
 
+  const context = {
+    open,
+    print,
+    write: io.stdout,
+    parseExpiry: (value: string) => parseExpiry(value, now()),
+  };
   const token = program.command('token').description('client tokens');
-  token
-    .command('create <account-id>')
-    .requiredOption('--name <name>', 'a label for the token')
+  addTokenSettingOptions(
+    token
+      .command('create <account-id-or-name>')
+      .requiredOption('--name <name>', 'a label for the token'),
+  )
     .option('--permissions <list>', `comma-separated, of: ${permissions.join(', ')} (default: all)`)
     .addOption(
       new Option('--interface <interface>', 'credits or connected')
@@ -210,8 +225,14 @@ export async function runCli(
           interface: TokenInterface;
           expires?: string;
           models?: string;
+          budget?: string;
+          period: BudgetPeriod;
+          rpm?: string;
+          tpm?: string;
+          concurrent?: string;
         },
       ) => {
+        const settings = readTokenSettings(options, context);
         const created = await (
           await open()
         ).createToken({
@@ -221,6 +242,8 @@ export async function runCli(
           interface: options.interface,
           expiresAt: options.expires === undefined ? null : parseExpiry(options.expires, now()),
           allowedModels: options.models === undefined ? null : list(options.models),
+          budget: settings.budget,
+          limits: settings.limits,
         });
         print(
           presentCreatedToken(created),
@@ -247,6 +270,8 @@ export async function runCli(
     const disabled = await (await open()).disableToken(tokenId);
     print(disabled, `disabled ${disabled.id}`);
   });
+  addTokenControlCommands(token, context);
+  addUsageCommands(program, context);
 
   account
     .command('storage-quota <account-id> <size>')
@@ -255,10 +280,10 @@ export async function runCli(
     )
     .action(async (accountId: string, size: string) => {
       const quotaBytes = size === 'default' ? null : parseByteSize(size);
-      await (await open()).setStorageQuota(accountId, quotaBytes);
+      const { id } = await (await open()).setStorageQuota(accountId, quotaBytes);
       print(
-        { account_id: accountId, quota_bytes: quotaBytes },
-        `storage quota of ${accountId}: ${quotaBytes === null ? 'the default' : `${quotaBytes} bytes`}`,
+        { account_id: id, quota_bytes: quotaBytes },
+        `storage quota of ${id}: ${quotaBytes === null ? 'the default' : `${quotaBytes} bytes`}`,
       );
     });
 

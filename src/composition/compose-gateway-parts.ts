@@ -1,6 +1,7 @@
 import { Authenticator } from '../auth/authenticator.ts';
 import { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { SettlementOutbox } from '../billing/settlement-outbox.ts';
+import { TokenBudgets } from '../billing/token-budgets.ts';
 import type { Config } from '../config/config-schema.ts';
 import type { GatewayParts } from '../features/gateway-parts.ts';
 import { OpenSessions } from '../generation/open-sessions.ts';
@@ -30,6 +31,10 @@ export function composeGatewayParts(options: {
 }): GatewayParts {
   const { config, env, store, rateLimiter, settlements, logError, logEvent } = options;
   const now = options.now ?? (() => Date.now());
+  const budgets = new TokenBudgets({
+    spentByToken: (apiKeyId, since) => store.usage.spentByToken(apiKeyId, since),
+    now,
+  });
   return {
     config,
     env,
@@ -52,6 +57,7 @@ export function composeGatewayParts(options: {
       minimumOutputTokens: config.billing.minimumOutputTokens,
       now,
       open: new OpenSessions(),
+      budgets,
     },
     providerKey: options.providerKeys.get,
     now,

@@ -4,6 +4,7 @@ import { affordOutputTokens } from '../billing/afford-output-tokens.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { priceUsage, priceWorstCase, type PriceTable } from '../billing/price-table.ts';
 import type { SettlementOutbox } from '../billing/settlement-outbox.ts';
+import type { BudgetReservation, TokenBudgets } from '../billing/token-budgets.ts';
 import type { CatalogModel } from '../catalog/model-catalog.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { LimitSet } from '../config/config-schema.ts';
@@ -36,6 +37,8 @@ export interface BillingDependencies {
    * (`billing.minimumOutputTokens`, docs/decisions/0100); never above what the call asked.
    */
   minimumOutputTokens?: number;
+  /** Tokens' spend budgets (docs/decisions/0166); absent, no budget is enforced. */
+  budgets?: TokenBudgets;
 }
 
 export interface SessionStart {
@@ -60,6 +63,8 @@ export interface SessionStart {
   minimumOutputTokens?: number;
   /** Told what the request came to once it ends, for its completion log line. */
   onEnd?: (summary: SessionSummary) => void;
+  /** When the first byte of the answer left for the client, if it has; for the usage record. */
+  firstByteAt?: () => number | undefined;
 }
 
 /** What one generation came to, told to the generation service when its billing ends. */
@@ -98,6 +103,7 @@ export class BillingSession {
   #standing: RateLimitStanding | undefined;
   #holdId: string | undefined;
   #holdAmount = 0;
+  #budget: BudgetReservation | undefined;
   #settled: SettlementResult | undefined;
   #outputLimit = 0;
   #ended = false;
@@ -172,6 +178,7 @@ export class BillingSession {
       cost: 0,
       shortfall: 0,
       latencyMs: 0,
+      firstTokenMs: null,
       outcome: 'refused',
       status,
       createdAt: now,
@@ -213,7 +220,6 @@ export class BillingSession {
    * credits in between: the hold is tried again with a fresh figure a few times before a 402.
    */
   async #hold(): Promise<void> {
-    const { ledger, now, holdTtlMs } = this.#dependencies;
     const { principal, promptTokens, maxOutputTokens } = this.#start;
     const minimum = Math.min(this.#start.minimumOutputTokens ?? maxOutputTokens, maxOutputTokens);
     const models = [this.#start.model, ...(this.#start.alsoPricedAs ?? [])];
@@ -228,7 +234,48 @@ export class BillingSession {
     );
     const model = { prices: models.length === 1 ? this.#start.model.prices : dearest(models) };
     const holdId = `hold_${randomHex(16)}`;
+    const worstCase = (limit: number) =>
+      priceWorstCase(promptTokens, limit, model.prices, writesCache);
     let limit = maxOutputTokens;
+    // docs/decisions/0166: the token's budget first, as the balance below: the whole limit when
+    // what is left of it covers that, else the largest it affords down to the same minimum.
+    this.#budget = await this.#dependencies.budgets?.reserve(
+      principal.apiKey,
+      (remaining) => {
+        if (worstCase(limit) <= remaining) return worstCase(limit);
+        const affordable = affordOutputTokens(
+          remaining,
+          promptTokens,
+          maxOutputTokens,
+          model.prices,
+          writesCache,
+        );
+        if (affordable < minimum) return undefined;
+        limit = affordable;
+        return worstCase(limit);
+      },
+      worstCase(minimum),
+    );
+    try {
+      await this.#holdCredits(holdId, limit, minimum, model, writesCache);
+    } catch (error) {
+      await this.#budget?.release();
+      this.#budget = undefined;
+      throw error;
+    }
+  }
+
+  /** The ledger's hold, at most `ceiling` output tokens (what the token's budget affords). */
+  async #holdCredits(
+    holdId: string,
+    ceiling: number,
+    minimum: number,
+    model: { prices: PriceTable },
+    writesCache: boolean,
+  ): Promise<void> {
+    const { ledger, now, holdTtlMs } = this.#dependencies;
+    const { principal, promptTokens, maxOutputTokens } = this.#start;
+    let limit = ceiling;
     for (let attempt = 1; ; attempt += 1) {
       const amount = priceWorstCase(promptTokens, limit, model.prices, writesCache);
       const placed = await ledger.placeHold({
@@ -245,12 +292,15 @@ export class BillingSession {
         return;
       }
       const balance = await ledger.getBalance(principal.account.id);
-      const affordable = affordOutputTokens(
-        balance.available,
-        promptTokens,
-        maxOutputTokens,
-        model.prices,
-        writesCache,
+      const affordable = Math.min(
+        ceiling,
+        affordOutputTokens(
+          balance.available,
+          promptTokens,
+          maxOutputTokens,
+          model.prices,
+          writesCache,
+        ),
       );
       if (affordable < minimum || attempt === holdAttempts) {
         throw refuseHold(
@@ -293,6 +343,7 @@ export class BillingSession {
     const totalTokens =
       usage === undefined ? 0 : usage.inputTokens.total + usage.outputTokens.total;
     const createdAt = now();
+    const firstByteAt = this.#start.firstByteAt?.();
     this.#start.onEnd?.({
       model: model.id,
       status: result.status,
@@ -325,6 +376,7 @@ export class BillingSession {
         outputTokens: usage?.outputTokens.total ?? 0,
         reasoningTokens: usage?.outputTokens.reasoning ?? 0,
         latencyMs: createdAt - this.#startedAt,
+        firstTokenMs: firstByteAt === undefined ? null : Math.max(0, firstByteAt - this.#startedAt),
         outcome: result.outcome,
         status: result.status,
         createdAt,
@@ -335,6 +387,8 @@ export class BillingSession {
       this.#settled = charged;
       return charged?.charged ?? 0;
     } finally {
+      // After the charge is recorded: the budget's next read counts it (token-budgets.ts).
+      await this.#budget?.release();
       this.#dependencies.open?.ended();
     }
   }

@@ -399,6 +399,8 @@ export class GenerationService {
         input.keepOutputLimit === true
           ? undefined
           : minimumOutputLimit(surface.name, body, this.#dependencies.billing.minimumOutputTokens),
+      // A JSON answer leaves whole once the call is settled: its first byte is its last.
+      firstByteAt: () => firstByteAt ?? (stream ? undefined : this.#dependencies.now()),
       onEnd: (summary: SessionSummary) => {
         if (spent.target !== undefined)
           router.spendTokens(spent.target, summary.inputTokens + summary.outputTokens);

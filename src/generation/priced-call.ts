@@ -18,7 +18,7 @@ import type { UsageRecord } from './usage-store.ts';
  */
 export type PricedCallDependencies = Pick<
   BillingDependencies,
-  'ledger' | 'settlements' | 'rateLimiter' | 'limits' | 'holdTtlMs' | 'now'
+  'ledger' | 'settlements' | 'rateLimiter' | 'limits' | 'holdTtlMs' | 'now' | 'budgets'
 >;
 
 /**
@@ -44,8 +44,13 @@ export async function admitWithStanding(
   estimatedTokens: number,
 ): Promise<{ lease: RateLimitLease; standing: RateLimitStanding } | undefined> {
   const { limits, rateLimiter, now } = dependencies;
+  // A token's own limits stand in for the configured ones, each kind it names (docs/operations.md).
+  const tokenLimits =
+    principal.apiKey.limits == null
+      ? limits.token
+      : { ...limits.token, ...principal.apiKey.limits };
   const scopes = [
-    ...(limits.token ? [{ key: `token:${principal.apiKey.id}`, ...limits.token }] : []),
+    ...(tokenLimits ? [{ key: `token:${principal.apiKey.id}`, ...tokenLimits }] : []),
     ...(limits.account ? [{ key: `account:${principal.account.id}`, ...limits.account }] : []),
   ];
   if (scopes.length === 0) return undefined;
@@ -92,7 +97,14 @@ export async function holdPrice(
   hold: PriceHold,
 ): Promise<string | undefined> {
   if (hold.amount === 0) return undefined;
-  const { ledger, now, holdTtlMs } = dependencies;
+  const { ledger, now, holdTtlMs, budgets } = dependencies;
+  // docs/decisions/0166: a priced call is checked against the token's budget, not reserved in it.
+  const checked = await budgets?.reserve(
+    hold.principal.apiKey,
+    (remaining) => (hold.amount <= remaining ? hold.amount : undefined),
+    hold.amount,
+  );
+  await checked?.release();
   const id = hold.id ?? `hold_${randomHex(16)}`;
   const placed = await ledger.placeHold({
     id,
@@ -163,6 +175,7 @@ export async function settlePricedCall(
       outputTokens: call.tokens?.outputTokens ?? 0,
       reasoningTokens: call.tokens?.reasoningTokens ?? 0,
       latencyMs: createdAt - call.startedAt,
+      firstTokenMs: null,
       outcome: 'ok',
       status: call.status ?? 200,
       createdAt,

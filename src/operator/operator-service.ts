@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Account, AccountStore } from '../auth/account-store.ts';
-import type { ApiKeyRecord, ApiKeyStore } from '../auth/api-key-store.ts';
+import type { ApiKeyChanges, ApiKeyRecord, ApiKeyStore } from '../auth/api-key-store.ts';
 import { generateClientToken } from '../auth/client-token.ts';
 import {
   isPermission,
@@ -11,9 +11,20 @@ import {
 import type { Balance, CreditLedger, LedgerEntry } from '../billing/credit-ledger.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { formatCredits } from '../billing/micro-credits.ts';
+import type { TokenBudget } from '../billing/token-budget.ts';
+import type { LimitSet } from '../config/config-schema.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { AssetStore } from '../features/storage/asset-store.ts';
 import type { UsageRecord, UsageStore } from '../generation/usage-store.ts';
+import {
+  encodeUsageCursor,
+  readGroupBy,
+  readRequestQuery,
+  readUsageFilter,
+  reportUsage,
+  type UsageQueryText,
+  type UsageReport,
+} from './usage-reports.ts';
 
 export interface OperatorStores {
   accounts: AccountStore;
@@ -30,6 +41,8 @@ export interface CreateTokenInput {
   interface?: TokenInterface;
   expiresAt?: number | null;
   allowedModels?: string[] | null;
+  budget?: TokenBudget | null;
+  limits?: LimitSet | null;
 }
 
 export interface AccountSummary {
@@ -69,23 +82,44 @@ export class OperatorService {
       isAdmin: input.isAdmin ?? false,
       createdAt: this.#now(),
     };
-    await this.#stores.accounts.createAccount(account);
+    if ((await this.#stores.accounts.findAccountByName(name)) !== undefined) {
+      throw new ApiError(
+        'conflict',
+        `An account named "${name}" exists already; names are unique.`,
+      );
+    }
+    try {
+      await this.#stores.accounts.createAccount(account);
+    } catch (error) {
+      // Another creation of the same name won the race between the check and the insert.
+      if ((await this.#stores.accounts.findAccountByName(name)) !== undefined) {
+        throw new ApiError(
+          'conflict',
+          `An account named "${name}" exists already; names are unique.`,
+        );
+      }
+      throw error;
+    }
     return account;
   }
 
   /** An account's own storage quota in bytes; null returns it to the configured default. */
-  async setStorageQuota(accountId: string, quotaBytes: number | null): Promise<void> {
-    await this.requireAccount(accountId);
-    await this.#stores.assets.setQuotaBytes(accountId, quotaBytes);
+  async setStorageQuota(accountRef: string, quotaBytes: number | null): Promise<Account> {
+    const account = await this.requireAccount(accountRef);
+    await this.#stores.assets.setQuotaBytes(account.id, quotaBytes);
+    return account;
   }
 
   async listAccounts(): Promise<Account[]> {
     return this.#stores.accounts.listAccounts();
   }
 
-  async requireAccount(accountId: string): Promise<Account> {
-    const account = await this.#stores.accounts.getAccount(accountId);
-    if (account === undefined) throw new ApiError('not_found', `No account "${accountId}".`);
+  /** The account of that id, or else of that name: names stand wherever ids do. */
+  async requireAccount(accountRef: string): Promise<Account> {
+    const account =
+      (await this.#stores.accounts.getAccount(accountRef)) ??
+      (await this.#stores.accounts.findAccountByName(accountRef));
+    if (account === undefined) throw new ApiError('not_found', `No account "${accountRef}".`);
     return account;
   }
 
@@ -98,7 +132,7 @@ export class OperatorService {
     /** Only an explicit choice may take a balance below zero. */
     allowNegative?: boolean;
   }): Promise<{ entry: LedgerEntry; balance: Balance }> {
-    await this.requireAccount(input.accountId);
+    const { id: accountId } = await this.requireAccount(input.accountId);
     if (!Number.isSafeInteger(input.amount) || input.amount === 0) {
       throw new ApiError('invalid_request', 'The amount must be a non-zero number of credits.');
     }
@@ -113,7 +147,7 @@ export class OperatorService {
     const createdAt = this.#now();
     const entry: LedgerEntry = {
       id: ledgerEntryId(createdAt),
-      accountId: input.accountId,
+      accountId,
       amount: input.amount,
       kind: input.kind,
       reason,
@@ -135,7 +169,7 @@ export class OperatorService {
         `This change would take the balance past ${formatCredits(Number.MAX_SAFE_INTEGER)} credits, beyond what is kept exactly; nothing was changed.`,
       );
     }
-    return { entry, balance: await this.#stores.ledger.getBalance(input.accountId) };
+    return { entry, balance: await this.#stores.ledger.getBalance(accountId) };
   }
 
   /** Creates a client token; the token text is returned here once and never stored. */
@@ -178,13 +212,68 @@ export class OperatorService {
       expiresAt: input.expiresAt ?? null,
       disabledAt: null,
       createdAt: this.#now(),
+      budget: input.budget ?? null,
+      limits: input.limits ?? null,
     };
+    if (record.budget !== null) checkBudget(record.budget);
     await this.#stores.apiKeys.insertApiKey(record);
     return { token: issued.token, apiKey: viewApiKey(record) };
   }
 
-  async listTokens(accountId?: string): Promise<ApiKeyView[]> {
+  async listTokens(accountRef?: string): Promise<ApiKeyView[]> {
+    const accountId =
+      accountRef === undefined ? undefined : (await this.requireAccount(accountRef)).id;
     return (await this.#stores.apiKeys.listApiKeys(accountId)).map(viewApiKey);
+  }
+
+  async requireToken(apiKeyId: string): Promise<ApiKeyRecord> {
+    const record = await this.#stores.apiKeys.getApiKey(apiKeyId);
+    if (record === undefined) throw new ApiError('not_found', `No token "${apiKeyId}".`);
+    return record;
+  }
+
+  /** Renames a token or changes its limits, budget, models or expiry; the rest stays. */
+  async updateToken(apiKeyId: string, changes: ApiKeyChanges): Promise<ApiKeyView> {
+    await this.requireToken(apiKeyId);
+    const checked: ApiKeyChanges = { ...changes };
+    if (changes.name !== undefined) {
+      checked.name = changes.name.trim();
+      if (checked.name === '') throw new ApiError('invalid_request', 'A token needs a name.');
+    }
+    if (changes.expiresAt != null && changes.expiresAt <= this.#now()) {
+      throw new ApiError('invalid_request', 'The expiry must be in the future.');
+    }
+    if (changes.allowedModels !== undefined && changes.allowedModels?.length === 0) {
+      checked.allowedModels = null;
+    }
+    if (changes.budget != null) checkBudget(changes.budget);
+    const record = await this.#stores.apiKeys.updateApiKey(apiKeyId, checked);
+    if (record === undefined) throw new ApiError('not_found', `No token "${apiKeyId}".`);
+    return viewApiKey(record);
+  }
+
+  /**
+   * A new secret for the token, shown here once; every setting stays and the old secret stops
+   * working (at once in this process; within the authentication cache's lifetime in others).
+   */
+  async rotateToken(apiKeyId: string): Promise<{ token: string; apiKey: ApiKeyView }> {
+    await this.requireToken(apiKeyId);
+    const issued = generateClientToken();
+    if (
+      !(await this.#stores.apiKeys.replaceApiKeySecret(apiKeyId, issued.hash, issued.displayPrefix))
+    ) {
+      throw new ApiError('not_found', `No token "${apiKeyId}".`);
+    }
+    return { token: issued.token, apiKey: viewApiKey(await this.requireToken(apiKeyId)) };
+  }
+
+  /** Removes a token for good; its usage records stay, under its id. */
+  async deleteToken(apiKeyId: string): Promise<ApiKeyView> {
+    const record = await this.requireToken(apiKeyId);
+    if (!(await this.#stores.apiKeys.deleteApiKey(apiKeyId))) {
+      throw new ApiError('not_found', `No token "${apiKeyId}".`);
+    }
+    return viewApiKey(record);
   }
 
   async disableToken(apiKeyId: string): Promise<ApiKeyView> {
@@ -195,13 +284,54 @@ export class OperatorService {
     return viewApiKey(record);
   }
 
-  async accountSummary(accountId: string, limit = 20): Promise<AccountSummary> {
-    const account = await this.requireAccount(accountId);
+  /**
+   * A usage report (docs/operations.md): of one account (by id or name) when `account` is given
+   * or `scope` names it, of every account otherwise.
+   */
+  async reportUsage(
+    query: UsageQueryText & { account?: string | undefined },
+  ): Promise<UsageReport> {
+    const filter = await this.#usageFilter(query);
+    return reportUsage(this.#stores.usage, filter, readGroupBy(query.group_by));
+  }
+
+  /** One page of the request log, newest first, with the cursor of the next. */
+  async listRequests(
+    query: UsageQueryText & { account?: string | undefined },
+  ): Promise<{ records: UsageRecord[]; nextCursor: string | null }> {
+    const filter = await this.#usageFilter(query);
+    const page = await this.#stores.usage.listRequests(readRequestQuery(filter, query));
+    return {
+      records: page.records,
+      nextCursor: page.next === undefined ? null : encodeUsageCursor(page.next),
+    };
+  }
+
+  async #usageFilter(query: UsageQueryText & { account?: string | undefined }) {
+    const accountId =
+      query.account === undefined || query.account === ''
+        ? undefined
+        : (await this.requireAccount(query.account)).id;
+    return readUsageFilter(query, accountId === undefined ? {} : { accountId }, this.#now());
+  }
+
+  async accountBalance(accountId: string): Promise<Balance> {
+    return this.#stores.ledger.getBalance(accountId);
+  }
+
+  async accountSummary(accountRef: string, limit = 20): Promise<AccountSummary> {
+    const account = await this.requireAccount(accountRef);
     const [balance, entries, usage] = await Promise.all([
-      this.#stores.ledger.getBalance(accountId),
-      this.#stores.ledger.listEntries(accountId, limit),
-      this.#stores.usage.listUsage(accountId, limit),
+      this.#stores.ledger.getBalance(account.id),
+      this.#stores.ledger.listEntries(account.id, limit),
+      this.#stores.usage.listUsage(account.id, limit),
     ]);
     return { account, balance, entries, usage };
+  }
+}
+
+function checkBudget(budget: TokenBudget): void {
+  if (!Number.isSafeInteger(budget.amount) || budget.amount <= 0) {
+    throw new ApiError('invalid_request', 'A budget must be a positive number of credits.');
   }
 }

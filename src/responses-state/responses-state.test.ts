@@ -77,6 +77,8 @@ function principal(accountId: string): Principal {
       permissions: ['inference:create'],
       interface: 'credits',
       allowedModels: null,
+      budget: null,
+      limits: null,
       expiresAt: null,
       disabledAt: null,
       createdAt: 0,

@@ -4,7 +4,9 @@ const description =
   'Payment required. `insufficient_credits`: the credits balance cannot pay for this request ' +
   '(add credits, or ask for less output). `credits_reserved`: the balance would pay, but holds ' +
   'of requests still in flight reserve it; retry after the `retry-after` header (seconds). ' +
-  'docs/operations.md lists both.';
+  "`budget_exceeded`: the token's own spend budget for its period (daily, weekly or monthly) " +
+  'cannot cover this request; `details.resets_at` tells when it starts again. ' +
+  'docs/operations.md lists all three.';
 
 const headers = {
   'retry-after': {
@@ -20,7 +22,11 @@ const shapeA = Type.Object(
       {
         type: Type.Literal('billing_error'),
         message: Type.String(),
-        code: Type.Union([Type.Literal('insufficient_credits'), Type.Literal('credits_reserved')]),
+        code: Type.Union([
+          Type.Literal('insufficient_credits'),
+          Type.Literal('credits_reserved'),
+          Type.Literal('budget_exceeded'),
+        ]),
       },
       { additionalProperties: true },
     ),

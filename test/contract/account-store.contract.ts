@@ -32,6 +32,13 @@ export function describeAccountStoreContract(name: string, openStore: () => Prom
       expect(await store().accounts.getAccount(account.id)).toEqual(account);
     });
 
+    it('finds an account by its name and refuses a second account of that name', async () => {
+      const account = await createTestAccount(store());
+      expect(await store().accounts.findAccountByName(account.name)).toEqual(account);
+      expect(await store().accounts.findAccountByName(uniqueId('nobody'))).toBeUndefined();
+      await expect(createTestAccount(store(), { name: account.name })).rejects.toThrow();
+    });
+
     it('lists every account', async () => {
       const first = await createTestAccount(store());
       const second = await createTestAccount(store(), { isAdmin: true });

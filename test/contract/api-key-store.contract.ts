@@ -25,6 +25,8 @@ export function describeApiKeyStoreContract(name: string, openStore: () => Promi
         expiresAt: null,
         disabledAt: null,
         createdAt: Date.now(),
+        budget: null,
+        limits: null,
         ...overrides,
       };
     }
@@ -90,6 +92,64 @@ export function describeApiKeyStoreContract(name: string, openStore: () => Promi
         ...record,
         disabledAt: 1_700_000_000_000,
       });
+    });
+
+    it('changes the settings given and keeps the others', async () => {
+      const account = await createTestAccount(store());
+      const record = apiKey(account.id, { allowedModels: ['model-a'], expiresAt: 2_000_000 });
+      await store().apiKeys.insertApiKey(record);
+
+      const budgeted = {
+        ...record,
+        name: 'renamed',
+        budget: { amount: 5_000_000, period: 'weekly' as const },
+        limits: { requestsPerMinute: 7, concurrentRequests: 2 },
+      };
+      expect(
+        await store().apiKeys.updateApiKey(record.id, {
+          name: 'renamed',
+          budget: budgeted.budget,
+          limits: budgeted.limits,
+        }),
+      ).toEqual(budgeted);
+      expect(await store().apiKeys.findApiKeyByHash(record.hash)).toEqual(budgeted);
+
+      const cleared = { ...budgeted, budget: null, allowedModels: null, expiresAt: null };
+      expect(
+        await store().apiKeys.updateApiKey(record.id, {
+          budget: null,
+          allowedModels: null,
+          expiresAt: null,
+        }),
+      ).toEqual(cleared);
+      expect(await store().apiKeys.updateApiKey(record.id, {})).toEqual(cleared);
+      expect(await store().apiKeys.updateApiKey(uniqueId('key'), { name: 'x' })).toBeUndefined();
+    });
+
+    it('replaces a secret, after which only the new hash finds the key', async () => {
+      const account = await createTestAccount(store());
+      const record = apiKey(account.id, { budget: { amount: 10, period: 'daily' } });
+      await store().apiKeys.insertApiKey(record);
+      const newHash = createHash('sha256').update(uniqueId('sy')).digest('hex');
+
+      expect(await store().apiKeys.replaceApiKeySecret(record.id, newHash, 'sy_new…')).toBe(true);
+      expect(await store().apiKeys.findApiKeyByHash(record.hash)).toBeUndefined();
+      expect(await store().apiKeys.findApiKeyByHash(newHash)).toEqual({
+        ...record,
+        hash: newHash,
+        displayPrefix: 'sy_new…',
+      });
+      expect(await store().apiKeys.replaceApiKeySecret(uniqueId('key'), newHash, 'x')).toBe(false);
+    });
+
+    it('deletes a key once', async () => {
+      const account = await createTestAccount(store());
+      const record = apiKey(account.id);
+      await store().apiKeys.insertApiKey(record);
+      expect(await store().apiKeys.deleteApiKey(record.id)).toBe(true);
+      expect(await store().apiKeys.getApiKey(record.id)).toBeUndefined();
+      expect(await store().apiKeys.findApiKeyByHash(record.hash)).toBeUndefined();
+      expect(await store().apiKeys.deleteApiKey(record.id)).toBe(false);
     });
 
     it('reports false when disabling an unknown key', async () => {

@@ -60,6 +60,7 @@ export function describeCreditLedgerContract(name: string, openStore: () => Prom
           outputTokens: 5,
           reasoningTokens: 0,
           latencyMs: 12,
+          firstTokenMs: null,
           outcome: 'ok',
           status: 200,
           createdAt,

@@ -14,7 +14,8 @@ export async function createTestAccount(
 ): Promise<Account> {
   const account: Account = {
     id: uniqueId('account'),
-    name: 'Contract test account',
+    // Account names are unique (docs/operations.md).
+    name: uniqueId('Contract test account'),
     isAdmin: false,
     createdAt: Date.now(),
     ...overrides,

@@ -246,7 +246,9 @@ describe('GET /openapi.json: the OpenAPI 3.1 contract', () => {
     ]) {
       const answer = paths[path]?.post.responses['402'];
       expect(answer, path).toBeDefined();
-      expect(answer?.description).toMatch(/insufficient_credits.*credits_reserved/s);
+      expect(answer?.description).toMatch(
+        /insufficient_credits.*credits_reserved.*budget_exceeded/s,
+      );
       expect(answer?.headers).toHaveProperty('retry-after');
     }
     const chat = paths['/v1/chat/completions']?.post.responses['402'] as {
@@ -254,6 +256,6 @@ describe('GET /openapi.json: the OpenAPI 3.1 contract', () => {
     };
     expect(
       JSON.stringify(chat.content['application/json']?.schema.properties.error.properties),
-    ).toMatch(/credits_reserved/);
+    ).toMatch(/credits_reserved.*budget_exceeded/);
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -64,7 +65,10 @@ export async function startStorageTestBed(
     blobs,
     blobRoot,
     async createToken(permissions = ['inference:create']) {
-      const account = await gateway.operator.createAccount({ name: 'storage', isAdmin: false });
+      const account = await gateway.operator.createAccount({
+        name: `storage ${randomUUID()}`,
+        isAdmin: false,
+      });
       const created = await gateway.operator.createToken({
         accountId: account.id,
         name: 'storage token',

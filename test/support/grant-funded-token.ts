@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Permission } from '../../src/auth/permissions.ts';
 import type { OperatorService } from '../../src/operator/operator-service.ts';
 
@@ -10,7 +11,11 @@ export async function grantFundedToken(
   operator: OperatorService,
   options: { name: string; credits: number; permissions?: Permission[] },
 ): Promise<{ accountId: string; token: string }> {
-  const account = await operator.createAccount({ name: options.name, isAdmin: false });
+  // Account names are unique; callers may ask for several accounts of one name.
+  const account = await operator.createAccount({
+    name: `${options.name} ${randomUUID()}`,
+    isAdmin: false,
+  });
   await operator.changeCredits({
     accountId: account.id,
     amount: options.credits,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { UsageRecord } from '../../src/generation/usage-store.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -101,8 +102,9 @@ export async function startTestGateway(
       await rm(dataDir, { recursive: true, force: true });
     },
     async createToken(options = {}) {
+      // Account names are unique: one account per token made here.
       const account = await gateway.operator.createAccount({
-        name: 'test',
+        name: `test ${randomUUID()}`,
         isAdmin: options.isAdmin ?? false,
       });
       if ((options.credits ?? 0) !== 0) {

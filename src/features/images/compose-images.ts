@@ -59,6 +59,7 @@ export function composeImages(
     rateLimiter: parts.billing.rateLimiter,
     limits: parts.billing.limits,
     holdTtlMs: parts.billing.holdTtlMs,
+    ...(parts.billing.budgets !== undefined ? { budgets: parts.billing.budgets } : {}),
     now: parts.now,
   };
   const apiKey = (provider: { apiKeyEnv?: string | undefined }) =>

@@ -38,6 +38,7 @@ export function composeSearch(
     ledger: parts.billing.ledger,
     settlements: parts.billing.settlements,
     holdTtlMs: parts.billing.holdTtlMs,
+    ...(parts.billing.budgets !== undefined ? { budgets: parts.billing.budgets } : {}),
     rateLimiter: parts.billing.rateLimiter,
     limits: parts.billing.limits,
     apiKey: (provider) => readProviderKey(provider.apiKeyEnv, parts.env),

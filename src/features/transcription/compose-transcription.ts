@@ -39,6 +39,7 @@ export function composeTranscription(
     ledger: parts.billing.ledger,
     settlements: parts.billing.settlements,
     holdTtlMs: parts.billing.holdTtlMs,
+    ...(parts.billing.budgets !== undefined ? { budgets: parts.billing.budgets } : {}),
     rateLimiter: parts.billing.rateLimiter,
     limits: parts.billing.limits,
     apiKey: (providerId) => parts.providerKey(providerId),

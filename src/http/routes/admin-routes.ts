@@ -12,6 +12,13 @@ import {
   presentCreditChange,
 } from '../../operator/present-operator-records.ts';
 import { routingAdminRoutes, type RoutingAdminDependencies } from './routing-admin-routes.ts';
+import {
+  readTokenBudget,
+  tokenBudgetSchema,
+  usageAdminRoutes,
+  type TokenBudgetBody,
+} from './usage-admin-routes.ts';
+import { LimitSetSchema, type LimitSet } from '../../config/config-schema.ts';
 
 export interface AdminRouteDependencies {
   operator: OperatorService;
@@ -168,8 +175,8 @@ export async function adminRoutes(
     async (request) => {
       const { account_id: accountId } = request.params as { account_id: string };
       const { quota_bytes: quotaBytes } = request.body as { quota_bytes: number | null };
-      await operator.setStorageQuota(accountId, quotaBytes);
-      return { account_id: accountId, quota_bytes: quotaBytes };
+      const account = await operator.setStorageQuota(accountId, quotaBytes);
+      return { account_id: account.id, quota_bytes: quotaBytes };
     },
   );
 
@@ -187,6 +194,8 @@ export async function adminRoutes(
             ),
             expires_at: Type.Optional(Type.String({ format: 'date-time' })),
             allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+            budget: Type.Optional(tokenBudgetSchema),
+            limits: Type.Optional(Type.Union([LimitSetSchema, Type.Null()])),
           },
           { additionalProperties: false },
         ),
@@ -200,6 +209,8 @@ export async function adminRoutes(
         interface?: TokenInterface;
         expires_at?: string;
         allowed_models?: string[];
+        budget?: TokenBudgetBody;
+        limits?: LimitSet | null;
       };
       const expiresAt = body.expires_at === undefined ? null : Date.parse(body.expires_at);
       if (expiresAt !== null && Number.isNaN(expiresAt))
@@ -211,6 +222,8 @@ export async function adminRoutes(
         ...(body.interface !== undefined ? { interface: body.interface } : {}),
         expiresAt,
         allowedModels: body.allowed_models ?? null,
+        budget: body.budget === undefined ? null : readTokenBudget(body.budget),
+        limits: body.limits ?? null,
       });
       return reply.code(201).send(presentCreatedToken(created));
     },
@@ -246,6 +259,7 @@ export async function adminRoutes(
 
   if (dependencies.routing !== undefined)
     await app.register(routingAdminRoutes, dependencies.routing);
+  await app.register(usageAdminRoutes, { operator, authenticator });
 
   app.post('/api/admin/tokens/:token_id/disable', { schema: hidden }, async (request) => {
     const { token_id: tokenId } = request.params as { token_id: string };

@@ -31,6 +31,15 @@ export class KyselyAccountStore implements AccountStore {
     return row === undefined ? undefined : decodeAccount(row);
   }
 
+  async findAccountByName(name: string): Promise<Account | undefined> {
+    const row = await this.#database
+      .selectFrom('accounts')
+      .selectAll()
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row === undefined ? undefined : decodeAccount(row);
+  }
+
   async listAccounts(): Promise<Account[]> {
     const rows = await this.#database
       .selectFrom('accounts')

@@ -33,6 +33,11 @@ export interface ApiKeysTable {
   expires_at: number | null;
   disabled_at: number | null;
   created_at: number;
+  /** Migration 0013: the spend budget in micro-credits per `budget_period`, or null for none. */
+  budget_micro: Generated<number | null>;
+  budget_period: Generated<string | null>;
+  /** Migration 0013: JSON of the token's own limit set, or null for the configured defaults. */
+  limits: Generated<string | null>;
 }
 
 export interface LedgerEntriesTable {
@@ -86,9 +91,27 @@ export interface UsageRecordsTable {
    */
   charge_reason: string | null;
   latency_ms: number;
+  /** Migration 0013: milliseconds until the answer's first byte left, null when none did. */
+  first_token_ms: Generated<number | null>;
   outcome: string;
   status: number;
   created_at: number;
+}
+
+/** Migration 0014: usage records summed per UTC hour, token, model and deployment ('' for none). */
+export interface UsageRollupsTable {
+  account_id: string;
+  hour: number;
+  api_key_id: string;
+  model: string;
+  deployment: string;
+  requests: number;
+  input_tokens: number;
+  input_cache_read_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cost: number;
 }
 
 export interface Database {
@@ -98,4 +121,5 @@ export interface Database {
   balances: BalancesTable;
   holds: HoldsTable;
   usage_records: UsageRecordsTable;
+  usage_rollups: UsageRollupsTable;
 }

@@ -13,6 +13,8 @@ import { createImageJobsTableMigration } from './migration-0008-create-image-job
 import { createLinkStoredResponsesMigration } from './migration-0010-link-stored-responses.ts';
 import { createUsageChargesOnRecordsMigration } from './migration-0011-usage-charges-on-records.ts';
 import { createHashIdempotencyKeysMigration } from './migration-0012-hash-idempotency-keys.ts';
+import { createUsageReportingMigration } from './migration-0013-usage-reporting-and-token-controls.ts';
+import { createUsageRollupsMigration } from './migration-0014-create-usage-rollups.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -33,6 +35,8 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0010_link_stored_responses': createLinkStoredResponsesMigration(dialect),
         '0011_usage_charges_on_records': createUsageChargesOnRecordsMigration(dialect),
         '0012_hash_idempotency_keys': createHashIdempotencyKeysMigration(dialect),
+        '0013_usage_reporting_and_token_controls': createUsageReportingMigration(dialect),
+        '0014_create_usage_rollups': createUsageRollupsMigration(dialect),
       };
     },
   };

@@ -124,6 +124,7 @@ if (unreachableReason === undefined) {
             outputTokens: 5,
             reasoningTokens: 0,
             latencyMs: 1,
+            firstTokenMs: null,
             outcome: 'ok',
             status: 200,
             createdAt: Date.now(),

@@ -118,9 +118,24 @@ function ownStore(
     responses: new SqliteOwnedResponses(connection, writes, store.responses),
     usage: {
       recordUsage: (record) => writes.record(record),
+      // Reads see every record queued before them.
       listUsage(accountId, limit) {
         writes.flush();
         return durableUsage.listUsage(accountId, limit);
+      },
+      summarizeUsage(filter, groupBy) {
+        writes.flush();
+        return durableUsage.summarizeUsage(filter, groupBy);
+      },
+      listRequests(query) {
+        writes.flush();
+        return durableUsage.listRequests(query);
+      },
+      // No flush, on the request path of every budgeted call: a charge still queued belongs to a
+      // call whose budget reservation is not released yet, so the budget counts it already
+      // (docs/decisions/0166), and a flush would commit on its own for each such call.
+      spentByToken(apiKeyId, since, until) {
+        return durableUsage.spentByToken(apiKeyId, since, until);
       },
     },
     async close(): Promise<void> {

@@ -106,8 +106,8 @@ export class SqliteBillingWrites {
       `insert into usage_records (request_id, account_id, api_key_id, surface, model, deployment,
          input_tokens, input_cache_read_tokens, input_cache_write_5m_tokens,
          input_cache_write_1h_tokens, output_tokens, reasoning_tokens, cost, shortfall,
-         settlement_id, charge_reason, latency_ms, outcome, status, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         settlement_id, charge_reason, latency_ms, first_token_ms, outcome, status, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#selectLanded = connection.prepare<[string], LandedRow>(
       'select cost, shortfall from usage_records where settlement_id = ?',
@@ -362,6 +362,8 @@ export class SqliteBillingWrites {
       settlementId,
       chargeReason,
       record.latencyMs,
+      // A settlement kept by the outbox since before the field existed carries none.
+      record.firstTokenMs ?? null,
       record.outcome,
       record.status,
       record.createdAt,

@@ -71,6 +71,7 @@ function usageRecord(accountId: string, cost: number): UsageRecord {
     cost,
     shortfall: 0,
     latencyMs: 3,
+    firstTokenMs: null,
     outcome: 'ok',
     status: 200,
     createdAt: Date.now(),
