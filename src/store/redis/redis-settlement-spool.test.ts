@@ -33,6 +33,7 @@ function settlement(id: string): Settlement {
       outputTokens: 1,
       reasoningTokens: 0,
       latencyMs: 1,
+      firstTokenMs: null,
       outcome: 'ok',
       status: 200,
       createdAt: 1,
