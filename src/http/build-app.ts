@@ -21,7 +21,6 @@ import {
 import { installJsonBodyParser } from './read-json-body.ts';
 import { logSerializers } from './log-serializers.ts';
 import { hasCredentialInUrl } from './redact-url.ts';
-import { accountUsageRoutes } from './routes/account-usage-routes.ts';
 import { adminRoutes, type AdminRouteDependencies } from './routes/admin-routes.ts';
 import { healthRoutes } from './routes/health-routes.ts';
 import { modelRoutes } from './routes/model-routes.ts';
@@ -38,7 +37,7 @@ export interface AppDependencies {
   /** The router (GET /api/admin/routing and its commands); absent, those routes are too. */
   router?: Router;
   checkReady(): Promise<void>;
-  /** Tokens' spend budgets, for the account holder's view of where a budget stands. */
+  /** Tokens' spend budgets, for the operator's view of where a token's budget stands. */
   budgets?: TokenBudgets;
   /** Registers further route plugins (generation, features) inside the app. */
   routes?: Array<(app: FastifyInstance) => Promise<void>>;
@@ -230,10 +229,6 @@ export async function buildApp(
     ...(dependencies.router !== undefined
       ? { routing: { catalog: dependencies.catalog, router: dependencies.router } }
       : {}),
-  });
-  await app.register(accountUsageRoutes, {
-    operator: dependencies.operator,
-    authenticator: dependencies.authenticator,
     ...(dependencies.budgets !== undefined ? { budgets: dependencies.budgets } : {}),
   });
   for (const routes of dependencies.routes ?? []) await app.register(routes);

@@ -92,14 +92,8 @@ describe('per-token controls: budget, limits, rename, rotate, delete', () => {
     expect(messages.json()).toMatchObject({ type: 'error', error: { type: 'billing_error' } });
     expect(messages.json().error.message).toContain("This token's monthly budget");
 
-    // The balance would pay: only the budget stands in the way, and the account's view shows it.
-    const balance = (
-      await bed.gateway.app.inject({
-        method: 'GET',
-        url: '/api/balance',
-        headers: { authorization: `Bearer ${token}` },
-      })
-    ).json();
+    // The balance would pay: only the budget stands in the way, and the operator's view shows it.
+    const balance = (await admin('GET', `/api/admin/tokens/${apiKeyId}/standing`)).json();
     const [record] = await bed.gateway.store.usage
       .listRequests({
         accountId,

@@ -147,57 +147,45 @@ describe('usage reports: admin API and the account holder’s own view', () => {
     ]);
   });
 
-  it('shows a client token its own account only: balance, report and request log', async () => {
-    const { account, token, ids } = await accountWithCalls();
-    const other = await bed.gateway.createToken({ credits: 5_000_000 });
-    bed.fake.enqueue({ output: [{ text: 'ok' }], usage: { input: 10, output: 10 } });
-    await call(bed.gateway, other.token, models.chat);
-
-    const period = `from=2026-01-01&to=${new Date(Date.now() + 60_000).toISOString()}`;
-    const own = (await client(`/api/usage?group_by=model&${period}`, token)).json();
-    const asAdmin = (
-      await admin(`/api/admin/usage?account=${account.id}&group_by=model&${period}`)
-    ).json();
-    expect(own.totals.requests).toBe(3);
-    expect(own).toEqual(asAdmin);
-
-    const log = (await client('/api/usage/requests?limit=10', token)).json();
-    expect(log.data.map((record: { requestId: string }) => record.requestId)).toEqual(
-      [...ids].reverse(),
-    );
-    const theirs = (await client('/api/usage/requests?limit=10', other.token)).json();
-    expect(theirs.data).toHaveLength(1);
-
-    const balance = (await client('/api/balance', token)).json();
+  it('tells the operator where a token stands, and gives a client token no account API', async () => {
+    const { account, token, apiKeyId } = await accountWithCalls();
+    const standing = await admin(`/api/admin/tokens/${apiKeyId}/standing`);
+    expect(standing.statusCode).toBe(200);
     const ledger = await bed.gateway.store.ledger.getBalance(account.id);
-    expect(balance).toMatchObject({
+    expect(standing.json()).toMatchObject({
       account: { id: account.id, name: account.name },
       balance: { balance_micro: ledger.balance, available_micro: ledger.available },
-      token: { budget: null, limits: null },
+      token: { id: apiKeyId, budget: null, limits: null },
     });
-
-    // Another account cannot be asked for; a token is needed at all.
-    const foreign = await client(`/api/usage?account=${other.accountId}`, token);
-    expect(foreign.statusCode).toBe(400);
-    expect((await bed.gateway.app.inject({ method: 'GET', url: '/api/balance' })).statusCode).toBe(
-      401,
-    );
+    expect((await admin('/api/admin/tokens/nope/standing')).statusCode).toBe(404);
+    // A client token grants the generation API only: no usage, balance or standing of its own.
+    for (const url of [
+      '/api/usage',
+      '/api/usage/requests',
+      '/api/balance',
+      `/api/admin/usage?account=${account.id}`,
+      `/api/admin/tokens/${apiKeyId}/standing`,
+    ]) {
+      const response = await client(url, token);
+      expect([401, 403, 404], url).toContain(response.statusCode);
+    }
   });
 
   it('answers 400 naming the field for a bad period, group or cursor, never 500', async () => {
-    const { token } = await bed.gateway.createToken({ credits: 1_000 });
+    const { accountId } = await bed.gateway.createToken({ credits: 1_000 });
+    const account = { id: accountId };
     for (const [query, words] of [
       ['from=2026-03-02&to=2026-03-01', '"from" must be before "to"'],
       ['from=yesterday', 'from: "yesterday"'],
       ['group_by=week', 'group_by: unknown week'],
       ['group_by=day,hour', 'day or hour'],
     ]) {
-      const response = await client(`/api/usage?${query}`, token);
+      const response = await admin(`/api/admin/usage?account=${account.id}&${query}`);
       expect(response.statusCode, query).toBe(400);
       expect(response.json().error.message).toContain(words);
     }
     for (const query of ['cursor=bm90IGEgY3Vyc29y', 'limit=0', 'limit=501', 'status=abc']) {
-      const response = await client(`/api/usage/requests?${query}`, token);
+      const response = await admin(`/api/admin/usage/requests?account=${account.id}&${query}`);
       expect(response.statusCode, query).toBe(400);
       expect(response.json().error.code).toBe('invalid_request');
     }

@@ -1,3 +1,4 @@
+import type { TokenBudgets } from '../../billing/token-budgets.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -12,6 +13,7 @@ import {
   presentCreditChange,
 } from '../../operator/present-operator-records.ts';
 import { routingAdminRoutes, type RoutingAdminDependencies } from './routing-admin-routes.ts';
+import { tokenStandingRoutes } from './token-standing-routes.ts';
 import {
   readTokenBudget,
   tokenBudgetSchema,
@@ -29,6 +31,8 @@ export interface AdminRouteDependencies {
   reloadConfiguration?: () => Promise<ConfigurationReloadAnswer>;
   /** The router and the catalog it routes, for /api/admin/routing; absent, those routes are too. */
   routing?: RoutingAdminDependencies;
+  /** Tokens' spend budgets, for where a token's budget stands. */
+  budgets?: TokenBudgets;
 }
 
 /** What a configuration reload reports (the gateway's `reload()`). */
@@ -260,6 +264,10 @@ export async function adminRoutes(
   if (dependencies.routing !== undefined)
     await app.register(routingAdminRoutes, dependencies.routing);
   await app.register(usageAdminRoutes, { operator, authenticator });
+  await app.register(tokenStandingRoutes, {
+    operator,
+    ...(dependencies.budgets !== undefined ? { budgets: dependencies.budgets } : {}),
+  });
 
   app.post('/api/admin/tokens/:token_id/disable', { schema: hidden }, async (request) => {
     const { token_id: tokenId } = request.params as { token_id: string };
