@@ -7,8 +7,8 @@ import type {
   TranslationIssue,
   UserContentPart,
 } from '../../canonical/generation-call.ts';
-import { findCurrentTurnStart } from '../../canonical/find-current-turn-start.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
+import { walkConversation } from '../shared/walk-conversation.ts';
 import {
   isJsonObject,
   parseJsonText,
@@ -135,40 +135,29 @@ export function convertToAnthropicMessages(
   issues: TranslationIssue[],
 ): AnthropicConversation {
   const system: MessagesTextBlock[] = [];
-  const wire: MessagesWireMessage[] = [];
-  const currentTurnStart = findCurrentTurnStart(messages);
-  let conversationStarted = false;
-  messages.forEach((message, index) => {
-    const path = `messages[${index}]`;
-    if (message.role === 'system') {
-      if (conversationStarted) {
-        issues.push({
-          path,
-          reason: 'Anthropic accepts system instructions only before the conversation',
-        });
-      } else {
-        system.push(...message.content.filter((part) => !isEmptyText(part)).map(textBlock));
-      }
-      return;
-    }
-    conversationStarted = true;
-    const content: Array<MessagesUserBlock | MessagesAssistantBlock> = [];
-    message.content.forEach((part, partIndex) => {
-      const block =
-        message.role === 'user'
-          ? userBlock(part as UserContentPart)
-          : assistantBlock(
-              part as AssistantContentPart,
-              `${path}.content[${partIndex}]`,
-              index < currentTurnStart,
-              issues,
-            );
-      if (block) content.push(block);
-    });
-    if (content.length === 0) return;
-    const previous = wire.at(-1);
-    if (previous?.role === message.role) previous.content.push(...content);
-    else wire.push({ role: message.role, content });
+  const turns = walkConversation(messages, issues, 'Anthropic', {
+    system(part) {
+      if (!isEmptyText(part)) system.push(textBlock(part));
+    },
+    encode(message, path, beforeCurrentTurn) {
+      const content: Array<MessagesUserBlock | MessagesAssistantBlock> = [];
+      message.content.forEach((part, partIndex) => {
+        const block =
+          message.role === 'user'
+            ? userBlock(part as UserContentPart)
+            : assistantBlock(
+                part as AssistantContentPart,
+                `${path}.content[${partIndex}]`,
+                beforeCurrentTurn,
+                issues,
+              );
+        if (block) content.push(block);
+      });
+      return content;
+    },
   });
-  return { system, messages: wire };
+  return {
+    system,
+    messages: turns.map(({ role, parts }) => ({ role, content: parts }) as MessagesWireMessage),
+  };
 }

@@ -7,9 +7,9 @@ import type {
   TranslationIssue,
   UserContentPart,
 } from '../../canonical/generation-call.ts';
-import { findCurrentTurnStart } from '../../canonical/find-current-turn-start.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
 import { isJsonObject, parseJsonText } from '../../wire/messages/messages-json-text.ts';
+import { walkConversation } from '../shared/walk-conversation.ts';
 
 /** One Converse content block (`{text}`, `{image}`, `{toolUse}`, `{cachePoint}`…). */
 export type ConverseBlock = Record<string, unknown>;
@@ -173,42 +173,17 @@ export function convertToBedrockConverseMessages(
   issues: TranslationIssue[],
 ): ConverseConversation {
   const system: ConverseBlock[] = [];
-  const wire: ConverseMessage[] = [];
-  const currentTurnStart = findCurrentTurnStart(messages);
-  let conversationStarted = false;
-  messages.forEach((message, index) => {
-    const path = `messages[${index}]`;
-    if (message.role === 'system') {
-      if (conversationStarted) {
-        issues.push({
-          path,
-          reason: 'Converse accepts system instructions only before the conversation',
-        });
-      } else {
-        for (const part of message.content)
-          if (!isEmptyText(part)) system.push(...textBlocks(part));
-      }
-      return;
-    }
-    conversationStarted = true;
-    const content: ConverseBlock[] = [];
-    message.content.forEach((part, partIndex) => {
-      const partPath = `${path}.content[${partIndex}]`;
-      content.push(
-        ...(message.role === 'user'
+  const turns = walkConversation(messages, issues, 'Converse', {
+    system(part) {
+      if (!isEmptyText(part)) system.push(...textBlocks(part));
+    },
+    encode: (message, path, beforeCurrentTurn) =>
+      message.content.flatMap((part, partIndex) => {
+        const partPath = `${path}.content[${partIndex}]`;
+        return message.role === 'user'
           ? userBlocks(part as UserContentPart, partPath, issues)
-          : assistantBlocks(
-              part as AssistantContentPart,
-              partPath,
-              index < currentTurnStart,
-              issues,
-            )),
-      );
-    });
-    if (content.length === 0) return;
-    const previous = wire.at(-1);
-    if (previous?.role === message.role) previous.content.push(...content);
-    else wire.push({ role: message.role, content });
+          : assistantBlocks(part as AssistantContentPart, partPath, beforeCurrentTurn, issues);
+      }),
   });
-  return { system, messages: wire };
+  return { system, messages: turns.map(({ role, parts }) => ({ role, content: parts })) };
 }

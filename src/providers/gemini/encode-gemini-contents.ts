@@ -7,8 +7,8 @@ import type {
   TranslationIssue,
   UserContentPart,
 } from '../../canonical/generation-call.ts';
-import { findCurrentTurnStart } from '../../canonical/find-current-turn-start.ts';
 import { assertNever } from '../../canonical/stream-part.ts';
+import { walkConversation } from '../shared/walk-conversation.ts';
 import {
   isJsonObject,
   parseJsonText,
@@ -194,41 +194,23 @@ export function encodeGeminiContents(
   issues: TranslationIssue[],
 ): GeminiConversation {
   const system: GeminiPart[] = [];
-  const contents: GeminiContent[] = [];
   const names = toolNamesById(messages);
-  const currentTurnStart = findCurrentTurnStart(messages);
-  let conversationStarted = false;
-  messages.forEach((message, index) => {
-    const path = `messages[${index}]`;
-    if (message.role === 'system') {
-      if (conversationStarted) {
-        issues.push({
-          path,
-          reason: 'Gemini accepts system instructions only before the conversation',
-        });
-      } else {
-        system.push(
-          ...message.content
-            .filter((part) => part.text !== '')
-            .map((part) => ({ text: part.text })),
-        );
-      }
-      return;
-    }
-    conversationStarted = true;
-    const parts =
+  const turns = walkConversation(messages, issues, 'Gemini', {
+    system(part) {
+      if (part.text !== '') system.push({ text: part.text });
+    },
+    encode: (message, path, beforeCurrentTurn) =>
       message.role === 'user'
         ? message.content.flatMap((part, partIndex) => {
             const encoded = userPart(part, `${path}.content[${partIndex}]`, names, issues);
             return encoded === undefined ? [] : [encoded];
           })
-        : modelParts(message.content, path, index < currentTurnStart, issues);
-    if (parts.length === 0) return;
-    const role = message.role === 'user' ? 'user' : 'model';
-    const previous = contents.at(-1);
-    if (previous?.role === role) previous.parts.push(...parts);
-    else contents.push({ role, parts });
+        : modelParts(message.content, path, beforeCurrentTurn, issues),
   });
+  const contents: GeminiContent[] = turns.map(({ role, parts }) => ({
+    role: role === 'user' ? 'user' : 'model',
+    parts,
+  }));
   return {
     ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}),
     contents,
