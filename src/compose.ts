@@ -18,7 +18,6 @@ import {
   composeResponsesState,
 } from './composition/compose-responses-state.ts';
 import { composeSettlements } from './composition/compose-settlements.ts';
-import { composeTelemetry } from './composition/compose-telemetry.ts';
 import { openStore, type StartupWarn } from './composition/open-store.ts';
 import { ProviderKeys } from './composition/provider-keys.ts';
 import { reloadConfiguration, type ReloadOutcome } from './composition/reload-configuration.ts';
@@ -162,11 +161,15 @@ export async function composeGateway(
     models: () => parts.catalog.all(),
     router: parts.router,
   });
-  // Undefined unless an OTLP endpoint is configured (docs/operations.md, "Traces").
-  const telemetry = composeTelemetry(telemetryConfig, {
-    logError,
-    logWarn: (fields, message) => logEvent('warn', message, fields),
-  });
+  // Undefined unless an OTLP endpoint is configured (docs/operations.md, "Traces"). The
+  // OpenTelemetry SDK is only loaded then: off, it costs neither memory nor start-up time.
+  const telemetry =
+    telemetryConfig === undefined
+      ? undefined
+      : (await import('./composition/compose-telemetry.ts')).composeTelemetry(telemetryConfig, {
+          logError,
+          logWarn: (fields, message) => logEvent('warn', message, fields),
+        });
   const compaction = composeCompaction(parts, compactionSeal);
   const responsesState = composeResponsesState(parts, store.responses);
   const { generation, feature: generationRoutes } = composeGeneration(parts, {

@@ -3,7 +3,8 @@ import type { SettlementResult } from '../billing/credit-ledger.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.ts';
-import type { RateLimitLease, RateLimitStanding } from '../limits/rate-limiter.ts';
+import type { RateLimitLease, RateLimitScope, RateLimitStanding } from '../limits/rate-limiter.ts';
+import { copyWith } from '../shared/copy-with.ts';
 import { randomHex } from '../shared/random-hex.ts';
 import type { BillingDependencies } from './billing-session.ts';
 import { refuseHold } from './refuse-hold.ts';
@@ -48,14 +49,16 @@ export async function admitWithStanding(
   const tokenLimits =
     principal.apiKey.limits == null
       ? limits.token
-      : { ...limits.token, ...principal.apiKey.limits };
-  const scopes = [
-    ...(tokenLimits ? [{ key: `token:${principal.apiKey.id}`, ...tokenLimits }] : []),
-    ...(limits.account ? [{ key: `account:${principal.account.id}`, ...limits.account }] : []),
-  ];
+      : copyWith(limits.token ?? {}, principal.apiKey.limits);
+  // Built on every request: copyWith, not a literal with a spread (src/shared/copy-with.ts).
+  const scopes: RateLimitScope[] = [];
+  if (tokenLimits) scopes.push(copyWith({ key: `token:${principal.apiKey.id}` }, tokenLimits));
+  if (limits.account)
+    scopes.push(copyWith({ key: `account:${principal.account.id}` }, limits.account));
   if (scopes.length === 0) return undefined;
   const decision = await rateLimiter.acquire({ scopes, estimatedTokens, now: now() });
-  if (decision.ok) return { lease: decision.lease, standing: decision.standing };
+  // The admission itself: it holds the lease and the standing.
+  if (decision.ok) return decision;
   const subject = decision.scopeKey.startsWith('token:') ? 'token' : 'account';
   throw new ApiError(
     'rate_limited',

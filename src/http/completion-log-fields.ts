@@ -43,7 +43,10 @@ export function bindCompletionFields(
   log.setBindings?.(fields);
 }
 
-/** Whether the request's completion line is written at all (at `info`), so worth fields. */
+/**
+ * Whether the request's completion line is written (it is at `info`): below that level its
+ * fields are not worth gathering.
+ */
 export function writesCompletionLine(request: FastifyRequest): boolean {
   const log = request.log as FastifyRequest['log'] & {
     isLevelEnabled?: (level: string) => boolean;

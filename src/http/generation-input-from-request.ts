@@ -27,11 +27,7 @@ function clientGoneSignal(
     // Fastify's onResponse, which counts requests, runs only for a response that finished. A
     // left request is counted under 499, the status proxies give a client that closed its
     // request, without a duration: its response never ended.
-    metrics?.requests.inc({
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: '499',
-    });
+    metrics?.requests.inc([request.method, request.routeOptions.url ?? 'unmatched', '499']);
   });
   request.raw.on('aborted', () => controller.abort());
   return controller;
