@@ -1,3 +1,4 @@
+import { closeOpenBlock, type OpenBlock } from '../shared/close-open-block.ts';
 import type { GenerationCall } from '../../canonical/generation-call.ts';
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
@@ -12,11 +13,6 @@ import {
   mergeAnthropicUsage,
   type AnthropicUsageCounts,
 } from './map-anthropic-usage.ts';
-
-type OpenBlock =
-  | { kind: 'text'; id: string }
-  | { kind: 'reasoning'; id: string; signature?: string }
-  | { kind: 'tool'; id: string };
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -111,25 +107,7 @@ export function createAnthropicStreamDecoder(_call: GenerationCall): ProviderStr
     }
   }
 
-  function stopBlock(index: number): StreamPart[] {
-    const block = blocks.get(index);
-    if (block === undefined) return [];
-    blocks.delete(index);
-    switch (block.kind) {
-      case 'text':
-        return [{ type: 'text-end', id: block.id }];
-      case 'reasoning':
-        return [
-          {
-            type: 'reasoning-end',
-            id: block.id,
-            ...(block.signature !== undefined ? { signature: block.signature } : {}),
-          },
-        ];
-      case 'tool':
-        return [{ type: 'tool-input-end', id: block.id }];
-    }
-  }
+  const stopBlock = (index: number): StreamPart[] => closeOpenBlock(blocks, index);
 
   function handle(data: Record<string, unknown>): StreamPart[] {
     switch (data.type) {

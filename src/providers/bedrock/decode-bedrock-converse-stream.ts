@@ -1,3 +1,4 @@
+import { closeOpenBlock, type OpenBlock } from '../shared/close-open-block.ts';
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import type { GenerationCall } from '../../canonical/generation-call.ts';
 import type { StreamPart } from '../../canonical/stream-part.ts';
@@ -9,11 +10,6 @@ import {
 import type { ProviderStreamDecoder, UpstreamEvent } from '../provider-codec.ts';
 import { mapBedrockConverseStopReason } from './map-bedrock-converse-stop-reason.ts';
 import { mapBedrockConverseUsage } from './map-bedrock-converse-usage.ts';
-
-type OpenBlock =
-  | { kind: 'text'; id: string }
-  | { kind: 'reasoning'; id: string; signature?: string; redactedData?: string }
-  | { kind: 'tool'; id: string };
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -85,25 +81,7 @@ export function createBedrockConverseStreamDecoder(_call: GenerationCall): Provi
     return opened;
   }
 
-  function stopBlock(index: number): StreamPart[] {
-    const block = blocks.get(index);
-    if (block === undefined) return [];
-    blocks.delete(index);
-    switch (block.kind) {
-      case 'text':
-        return [{ type: 'text-end', id: block.id }];
-      case 'reasoning':
-        return [
-          {
-            type: 'reasoning-end',
-            id: block.id,
-            ...(block.signature !== undefined ? { signature: block.signature } : {}),
-          },
-        ];
-      case 'tool':
-        return [{ type: 'tool-input-end', id: block.id }];
-    }
-  }
+  const stopBlock = (index: number): StreamPart[] => closeOpenBlock(blocks, index);
 
   function handle(name: string | undefined, data: Record<string, unknown>): StreamPart[] {
     const index = typeof data.contentBlockIndex === 'number' ? data.contentBlockIndex : undefined;
