@@ -183,6 +183,7 @@ export async function routeAttempts(
         const mapped = mapUpstreamStatus(response.statusCode, failureHeaders, text, now(), origin);
         const retryAfterMs = readRetryAfterMs(failureHeaders, now());
         router.failed(target, failure, retryAfterMs);
+        if (failure === 'refused') target.deployment.transport.credentialRefused?.(target.key);
         router.finished(target);
         const error = describeAttempt(gatewayFault(mapped.error, failure), target, {
           attempt: attempts,

@@ -54,6 +54,11 @@ export interface ProviderTransport {
    */
   authorize(request: TransportRequest, key: UpstreamKey): void | Promise<void>;
   /**
+   * Told when the upstream refused what `authorize` put on a call (401/403): a transport that
+   * holds a token for the key drops it, so the next call gets a fresh one.
+   */
+  credentialRefused?(key: UpstreamKey): void;
+  /**
    * The service's own prompt count for a body of `dialect` (Gemini's `:countTokens`), when it has
    * one that is not the dialect's own API's: where to send what, and how to read the count.
    */

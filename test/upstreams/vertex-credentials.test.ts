@@ -78,3 +78,20 @@ describe('a failed token exchange', () => {
     expect(bed.vertex.tokens.exchanges).toBe(1);
   });
 });
+
+describe('a token Vertex AI refuses', () => {
+  it('is dropped: the next call, once the key is back in rotation, exchanges a fresh one', async () => {
+    bed = await startVertexBed();
+    const { token } = await bed.newClient();
+    expect((await bed.send('messages', token, question('first'))).statusCode).toBe(200);
+    expect(bed.vertex.tokens.exchanges).toBe(1);
+    bed.fake.enqueue({ status: 401 });
+    expect((await bed.send('messages', token, question('refused'))).statusCode).toBeGreaterThan(
+      499,
+    );
+    // The key is out of rotation until its probe; bring it back by hand, as an operator would.
+    bed.gateway.router.forget();
+    expect((await bed.send('messages', token, question('again'))).statusCode).toBe(200);
+    expect(bed.vertex.tokens.exchanges).toBe(2);
+  });
+});

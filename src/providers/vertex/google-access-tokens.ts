@@ -72,6 +72,14 @@ export class GoogleAccessTokens {
     return token;
   }
 
+  /**
+   * Drops what is held for the key `secret` (the upstream refused a token of it: revoked, or the
+   * key's account lost its role): the next call reads the key again and exchanges a new token.
+   */
+  forget(secret: string): void {
+    this.#clients.delete(secret);
+  }
+
   #client(secret: string): Promise<JWT> {
     let client = this.#clients.get(secret);
     if (client === undefined) {

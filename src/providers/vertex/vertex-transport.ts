@@ -76,6 +76,9 @@ export function vertexTransport(provider: TextProviderConfig): ProviderTransport
         read: readGeminiTokenCount,
       };
     },
+    credentialRefused(key: UpstreamKey): void {
+      if (key.secret !== undefined) tokens.forget(key.secret);
+    },
     async authorize(request: TransportRequest, key: UpstreamKey): Promise<void> {
       if (key.secret === undefined) {
         throw new UpstreamCredentialError(
