@@ -238,28 +238,31 @@ export class BillingSession {
       priceWorstCase(promptTokens, limit, model.prices, writesCache);
     let limit = maxOutputTokens;
     // docs/decisions/0166: the token's budget first, as the balance below: the whole limit when
-    // what is left of it covers that, else the largest it affords down to the same minimum.
-    this.#budget = await this.#dependencies.budgets?.reserve(
-      principal.apiKey,
-      (remaining) => {
-        if (worstCase(limit) <= remaining) return worstCase(limit);
-        const affordable = affordOutputTokens(
-          remaining,
-          promptTokens,
-          maxOutputTokens,
-          model.prices,
-          writesCache,
-        );
-        if (affordable < minimum) return undefined;
-        limit = affordable;
-        return worstCase(limit);
-      },
-      worstCase(minimum),
-    );
+    // what is left of it covers that, else the largest it affords down to the same minimum. A
+    // token without a budget (most) skips it without a promise.
+    const { budgets } = this.#dependencies;
+    if (budgets !== undefined && principal.apiKey.budget != null)
+      this.#budget = await budgets.reserve(
+        principal.apiKey,
+        (remaining) => {
+          if (worstCase(limit) <= remaining) return worstCase(limit);
+          const affordable = affordOutputTokens(
+            remaining,
+            promptTokens,
+            maxOutputTokens,
+            model.prices,
+            writesCache,
+          );
+          if (affordable < minimum) return undefined;
+          limit = affordable;
+          return worstCase(limit);
+        },
+        worstCase(minimum),
+      );
     try {
       await this.#holdCredits(holdId, limit, minimum, model, writesCache);
     } catch (error) {
-      await this.#budget?.release();
+      if (this.#budget !== undefined) await this.#budget.release();
       this.#budget = undefined;
       throw error;
     }
@@ -388,7 +391,7 @@ export class BillingSession {
       return charged?.charged ?? 0;
     } finally {
       // After the charge is recorded: the budget's next read counts it (token-budgets.ts).
-      await this.#budget?.release();
+      if (this.#budget !== undefined) await this.#budget.release();
       this.#dependencies.open?.ended();
     }
   }
