@@ -134,7 +134,6 @@ export async function routeAttempts(
         attempt.dialect,
         call.stream,
       );
-      const origin = upstreamOrigin(providerId, provider, path, target.key.secret, target.key.env);
       const sentAt = now();
       const record: ObservedAttempt = {
         target: target.id,
@@ -148,7 +147,8 @@ export async function routeAttempts(
       call.observed.push(record);
       let failure: FailureClass;
       try {
-        const sent: TransportRequest = {
+        // One object from the transport to the pool: no copy on the way (src/shared/copy-with.ts).
+        const sent: TransportRequest & { signal: AbortHandle } = {
           path,
           headers: buildUpstreamHeaders(provider, undefined, call.clientHeaders, {
             sameDialect: attempt.sameDialect,
@@ -162,10 +162,11 @@ export async function routeAttempts(
             }) ?? attempt.body,
             attempt.source,
           ),
+          signal: call.signal,
         };
         const authorized = transport.authorize(sent, target.key);
         if (authorized !== undefined) await authorized;
-        const response = await pools.send(provider, { ...sent, signal: call.signal });
+        const response = await pools.send(provider, sent);
         record.endedAt = now();
         record.status = response.statusCode;
         if (response.statusCode < 400) {
@@ -180,6 +181,13 @@ export async function routeAttempts(
         record.failure = failure;
         // Google's services name their wait in the body only (google-retry-info.ts).
         const failureHeaders = withGoogleRetryAfter(response.headers, text);
+        const origin = upstreamOrigin(
+          providerId,
+          provider,
+          path,
+          target.key.secret,
+          target.key.env,
+        );
         const mapped = mapUpstreamStatus(response.statusCode, failureHeaders, text, now(), origin);
         const retryAfterMs = readRetryAfterMs(failureHeaders, now());
         router.failed(target, failure, retryAfterMs);
