@@ -9,6 +9,7 @@ import process from 'node:process';
 import path from 'node:path';
 import { pathToFileURL, URL } from 'node:url';
 import { build } from 'esbuild';
+import { buildDashboard } from './build-dashboard.mjs';
 
 const root = new URL('../', import.meta.url);
 
@@ -101,4 +102,6 @@ if (!cliOnly) {
   if (existsSync(installerScripts)) {
     await cp(installerScripts, new URL('scripts/', dist), { recursive: true });
   }
+  // The dashboard's pages, served under /dashboard from beside main.js.
+  await buildDashboard(new URL('dashboard/', dist));
 }

@@ -6,6 +6,7 @@ import {
   loadCompactionSeal,
 } from './composition/compose-compaction.ts';
 import { composeConnectedRoutes } from './composition/compose-connected-routes.ts';
+import { composeDashboardPages } from './composition/compose-dashboard-pages.ts';
 import { composeGatewayParts } from './composition/compose-gateway-parts.ts';
 import { composeGeneration } from './composition/compose-generation.ts';
 import { composeHoldExpiry } from './composition/compose-hold-expiry.ts';
@@ -86,6 +87,8 @@ export interface ComposeOptions {
    * (`SWITCHYARD_CONFIG` or ./switchyard.config.json) with the same environment overrides.
    */
   readConfig?: () => Config;
+  /** The dashboard's built pages (tests); otherwise dashboard/ beside the built main.js. */
+  dashboardDirectory?: string;
 }
 
 /**
@@ -238,6 +241,7 @@ export async function composeGateway(
     // Before storage: stopping jobs may still write files.
     images,
     storage,
+    composeDashboardPages(options.dashboardDirectory),
   ];
 
   const readConfig = options.readConfig ?? (() => loadConfig(env).config);

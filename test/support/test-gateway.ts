@@ -64,7 +64,7 @@ export async function startTestGateway(
   rawConfig: Record<string, unknown> = {},
   options: Pick<
     ComposeOptions,
-    'warn' | 'store' | 'now' | 'blobs' | 'readConfig' | 'processMetrics'
+    'warn' | 'store' | 'now' | 'blobs' | 'readConfig' | 'processMetrics' | 'dashboardDirectory'
   > & {
     env?: Record<string, string>;
   } = {},
@@ -92,6 +92,9 @@ export async function startTestGateway(
     ...(options.blobs !== undefined ? { blobs: options.blobs } : {}),
     ...(options.readConfig !== undefined ? { readConfig: options.readConfig } : {}),
     ...(options.processMetrics !== undefined ? { processMetrics: options.processMetrics } : {}),
+    ...(options.dashboardDirectory !== undefined
+      ? { dashboardDirectory: options.dashboardDirectory }
+      : {}),
   });
   return {
     ...gateway,
