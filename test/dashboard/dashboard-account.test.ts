@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
+import { formatCredits } from '../../src/billing/micro-credits.ts';
+import { settledUsageRecord } from '../support/test-gateway.ts';
+import {
+  clientTokenPattern,
+  dashboardModel,
+  phoneViewport,
+  readPageState,
+  startDashboardTestBed,
+  type BrowserPage,
+  type DashboardTestBed,
+} from './dashboard-test-bed.ts';
+import { describeWithChromium } from './require-chromium.ts';
+
+/** Ports 18200–18299 belong to this suite's machine share; the operator suite uses another. */
+const port = 18211;
+
+function chat(origin: string, token: string) {
+  return request(`${origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: dashboardModel,
+      messages: [{ role: 'user', content: 'hello' }],
+    }),
+  });
+}
+
+/** The trimmed display of an exact credits string (format-values.ts in the pages). */
+function shownCredits(micro: number): string {
+  const [whole, fraction = ''] = formatCredits(micro).split('.');
+  return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
+}
+
+describeWithChromium('dashboard: an account holder in Chromium', () => {
+  let bed: DashboardTestBed;
+  let accountId: string;
+  let signedIn: BrowserPage;
+  let secret: string;
+  let link: string;
+
+  beforeAll(async () => {
+    bed = await startDashboardTestBed(port);
+    const account = await bed.gateway.operator.createAccount({
+      name: 'Ada Lovelace',
+      isAdmin: false,
+    });
+    accountId = account.id;
+    await bed.gateway.operator.changeCredits({
+      accountId,
+      amount: 25_000_000,
+      reason: 'first credits',
+      kind: 'grant',
+    });
+    signedIn = await bed.newPage();
+  }, 60_000);
+
+  afterAll(async () => {
+    await bed?.close();
+  });
+
+  it('signs in with a link, removes its code from the address bar and shows the balance', async () => {
+    const { page } = signedIn;
+    link = await bed.signInLink(accountId);
+    expect(link).toMatch(new RegExp(`^${bed.origin}/dashboard/sign-in#code=[A-Za-z0-9_-]{43}$`));
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(page.url()).toBe(`${bed.origin}/dashboard`);
+    await expect.poll(() => page.getByTestId('available-balance').textContent()).toBe('25.00');
+    const cookies = await signedIn.context.cookies();
+    const session = cookies.find((cookie) => cookie.name === 'switchyard_session');
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe('Strict');
+    await bed.screenshot(page, 'overview-desktop');
+  });
+
+  it('says so when a link is used a second time', async () => {
+    const second = await bed.newPage();
+    try {
+      await second.page.goto(link);
+      await second.page.getByRole('alert').waitFor();
+      expect(await second.page.getByRole('alert').textContent()).toContain(
+        'already been used or has expired',
+      );
+      expect(second.page.url()).toBe(`${bed.origin}/dashboard/sign-in`);
+      await bed.screenshot(second.page, 'sign-in-used-link-desktop');
+      expect(second.problems).toEqual([]);
+    } finally {
+      await second.context.close();
+    }
+  });
+
+  it('creates a token whose secret is shown once and kept nowhere after the dialog closes', async () => {
+    const { page } = signedIn;
+    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('heading', { name: 'Tokens' }).waitFor();
+    await page.getByRole('button', { name: 'New token' }).click();
+    await page.getByLabel('Name').fill('laptop');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    secret = await dialog.getByLabel('Token').inputValue();
+    expect(secret).toMatch(clientTokenPattern);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('row', { name: /laptop/ }).waitFor();
+    const state = await readPageState(signedIn);
+    expect(state).not.toMatch(clientTokenPattern);
+    expect(state).not.toContain(secret);
+    await bed.screenshot(page, 'tokens-desktop');
+  });
+
+  it('shows a call made with the new token in usage and in the request log, with its cost', async () => {
+    const { page } = signedIn;
+    const response = await chat(bed.origin, secret);
+    expect(response.statusCode).toBe(200);
+    await response.body.dump();
+    const record = await settledUsageRecord(bed.gateway, accountId);
+    expect(record.cost).toBeGreaterThan(0);
+
+    await page.getByRole('link', { name: 'Usage' }).click();
+    const table = page.getByTestId('usage-table');
+    const row = table.getByRole('row', { name: new RegExp(dashboardModel) });
+    await row.waitFor();
+    await expect
+      .poll(async () => (await row.textContent()) ?? '')
+      .toContain(shownCredits(record.cost));
+    expect(await page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(2);
+    const csv = page.getByRole('link', { name: 'Download CSV' });
+    const csvResponse = await page.request.get(`${bed.origin}${await csv.getAttribute('href')}`);
+    expect(csvResponse.status()).toBe(200);
+    expect(await csvResponse.text()).toContain(formatCredits(record.cost));
+    await bed.screenshot(page, 'usage-desktop');
+
+    await page.getByRole('link', { name: 'Requests' }).click();
+    const log = page.getByTestId('requests-table');
+    await log.getByText(record.requestId).waitFor();
+    expect(await log.textContent()).toContain(shownCredits(record.cost));
+    await bed.screenshot(page, 'requests-desktop');
+  });
+
+  it('sets a budget the next call exceeds, and that call is refused', async () => {
+    const { page } = signedIn;
+    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('button', { name: 'Edit laptop' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Credits per period').fill('0.000001');
+    await dialog.getByLabel('Period').selectOption('daily');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByText('Saved “laptop”.').waitFor();
+    await page
+      .getByRole('row', { name: /laptop/ })
+      .getByText('left')
+      .waitFor();
+
+    const refused = await chat(bed.origin, secret);
+    expect(refused.statusCode).toBe(402);
+    await refused.body.dump();
+  });
+
+  it('deletes a stored file', async () => {
+    const { page } = signedIn;
+    const asset = await bed.gateway.storage.storeAsset({
+      accountId,
+      name: 'notes.txt',
+      contentType: 'text/plain',
+      source: 'image_result',
+      body: Readable.from([Buffer.from('remember the milk')]),
+    });
+    await page.getByRole('link', { name: 'Files' }).click();
+    const row = page.getByRole('row', { name: /notes\.txt/ });
+    await row.waitFor();
+    await bed.screenshot(page, 'files-desktop');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: 'Delete notes.txt' }).click();
+    await page.getByText('Deleted “notes.txt”.').waitFor();
+    await row.waitFor({ state: 'detached' });
+    expect(await bed.gateway.storage.getAsset(accountId, asset.id)).toBeUndefined();
+  });
+
+  it('shows the image jobs page', async () => {
+    const { page } = signedIn;
+    await page.getByRole('link', { name: 'Image jobs' }).click();
+    await page.getByRole('heading', { name: 'Image jobs' }).waitFor();
+    await page.locator('main p').first().waitFor();
+    await bed.screenshot(page, 'image-jobs-desktop');
+  });
+
+  it('refuses a state change without the CSRF token', async () => {
+    const answer = await signedIn.page.evaluate(
+      `fetch('/api/dashboard/tokens', { method: 'POST', headers: { 'content-type': ` +
+        `'application/json' }, body: JSON.stringify({ name: 'forged' }) })` +
+        `.then(async (response) => ({ status: response.status, body: await response.json() }))`,
+    );
+    expect(answer).toMatchObject({ status: 403, body: { error: { type: 'csrf_failed' } } });
+    const tokens = await bed.gateway.operator.listTokens(accountId);
+    expect(tokens.map((token) => token.name)).not.toContain('forged');
+  });
+
+  it('reads every page at 375 px in one column', async () => {
+    const { page } = signedIn;
+    await page.setViewportSize(phoneViewport);
+    for (const [route, name] of [
+      ['', 'overview'],
+      ['/usage', 'usage'],
+      ['/requests', 'requests'],
+      ['/tokens', 'tokens'],
+      ['/files', 'files'],
+      ['/image-jobs', 'image-jobs'],
+    ] as const) {
+      await page.goto(`${bed.origin}/dashboard${route}`);
+      await page.locator('main h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      // Wide tables scroll in their own box; the page itself never scrolls sideways.
+      const overflow = await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(overflow, `${name} scrolls sideways`).toBe(0);
+      await bed.screenshot(page, `${name}-375px`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('reaches the pages by keyboard', async () => {
+    const { page } = signedIn;
+    await page.goto(`${bed.origin}/dashboard`);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    // Through the top bar's sign-out button to the first links of the navigation.
+    for (let presses = 0; presses < 3; presses += 1) await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Usage');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Usage' }).waitFor();
+  });
+
+  it('signs out', async () => {
+    const { page } = signedIn;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    const status = await page.evaluate(
+      "fetch('/api/dashboard/session').then((response) => response.status)",
+    );
+    expect(status).toBe(401);
+    await bed.screenshot(page, 'signed-out-desktop');
+    expect(signedIn.problems).toEqual([]);
+  });
+});
