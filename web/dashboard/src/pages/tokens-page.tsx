@@ -168,11 +168,13 @@ export function TokensPage() {
                   </th>
                   <td>{token.interface}</td>
                   <td>{tokenStatus(token)}</td>
-                  <td>
+                  <td class="wrap">
                     <BudgetCell token={token} />
                   </td>
                   <td>{showLimits(token.limits)}</td>
-                  <td>{token.allowedModels === null ? 'All' : token.allowedModels.join(', ')}</td>
+                  <td class="wrap">
+                    {token.allowedModels === null ? 'All' : token.allowedModels.join(', ')}
+                  </td>
                   <td>{token.expiresAt === null ? 'Never' : showTime(token.expiresAt)}</td>
                   <td class="row-actions">
                     <button
