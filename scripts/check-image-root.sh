@@ -41,6 +41,11 @@ if [ -z "$healthy" ]; then
 fi
 (cd "$work/app" && env -i PATH="$PATH" HOME="$work" SWITCHYARD_DATA_DIR="$work/data" \
   node dist/cli/switchyard-cli.js account list >/dev/null)
+# The dashboard's pages are built into the image and served from beside dist/main.js.
+if ! node -e "fetch('http://127.0.0.1:$port/dashboard').then(async (r) => process.exit(r.ok && (await r.text()).includes('/dashboard/assets/app-') ? 0 : 1), () => process.exit(1))"; then
+  echo "the image root's gateway does not serve the dashboard's pages" >&2
+  exit 1
+fi
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
@@ -50,4 +55,4 @@ if [ "$status" -ne 0 ]; then
   cat "$work/gateway.log" >&2
   exit 1
 fi
-echo "image root: built, healthy on port $port, stopped cleanly"
+echo "image root: built, healthy on port $port, serves the dashboard, stopped cleanly"
