@@ -97,7 +97,7 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     await page.getByRole('link', { name: 'Tokens' }).click();
     await page.getByRole('heading', { name: 'Tokens' }).waitFor();
     await page.getByRole('button', { name: 'New token' }).click();
-    await page.getByLabel('Name').fill('laptop');
+    await page.getByLabel('Name', { exact: true }).fill('laptop');
     await page.getByRole('button', { name: 'Create token' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();

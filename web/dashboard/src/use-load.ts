@@ -21,7 +21,9 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   const [round, setRound] = useState(0);
   useEffect(() => {
     let current = true;
-    setState((previous) => ({ ...previous, loading: true }));
+    // A reload keeps showing what it had until the answer replaces it, without a "Loading…" line
+    // that pushes the page about.
+    setState((previous) => ({ ...previous, loading: previous.data === undefined }));
     load().then(
       (data) => current && setState({ data, error: undefined, status: undefined, loading: false }),
       (error: unknown) =>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { BudgetPeriod, LimitSet, TokenView } from '../api-types.ts';
+import { showCredits } from '../format-values.ts';
 import { creditsOfMicro } from './budget-cell.tsx';
 
 /** The settings a token may be given at creation and changed later, as the routes take them. */
@@ -34,7 +35,7 @@ function draftOf(token: TokenView | undefined): Draft {
     name: token?.name ?? '',
     models: token?.allowedModels?.join(', ') ?? '',
     expires: token?.expiresAt == null ? '' : localInputTime(token.expiresAt),
-    budgetAmount: token?.budget == null ? '' : creditsOfMicro(token.budget.amount),
+    budgetAmount: token?.budget == null ? '' : showCredits(creditsOfMicro(token.budget.amount)),
     budgetPeriod: (token?.budget?.period as BudgetPeriod | undefined) ?? 'monthly',
     requestsPerMinute: String(limits.requestsPerMinute ?? ''),
     tokensPerMinute: String(limits.tokensPerMinute ?? ''),
