@@ -161,6 +161,39 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     await refused.body.dump();
   });
 
+  it('rotates the token, whose old secret stops working, then disables it', async () => {
+    const { page } = signedIn;
+    page.once('dialog', (confirmation) => void confirmation.accept());
+    await page.getByRole('button', { name: 'Rotate laptop' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    const rotated = await dialog.getByLabel('Token').inputValue();
+    expect(rotated).toMatch(clientTokenPattern);
+    expect(rotated).not.toBe(secret);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    const old = await chat(bed.origin, secret);
+    expect(old.statusCode).toBe(401);
+    await old.body.dump();
+    // The budget set above still holds for the new secret.
+    const stillOverBudget = await chat(bed.origin, rotated);
+    expect(stillOverBudget.statusCode).toBe(402);
+    await stillOverBudget.body.dump();
+
+    page.once('dialog', (confirmation) => void confirmation.accept());
+    await page.getByRole('button', { name: 'Disable laptop' }).click();
+    await page.getByText('Disabled “laptop”.').waitFor();
+    await page
+      .getByRole('row', { name: /laptop/ })
+      .getByText('Disabled')
+      .waitFor();
+    const disabled = await chat(bed.origin, rotated);
+    expect(disabled.statusCode).toBe(401);
+    await disabled.body.dump();
+    expect(await readPageState(signedIn)).not.toMatch(clientTokenPattern);
+  });
+
   it('deletes a stored file', async () => {
     const { page } = signedIn;
     const asset = await bed.gateway.storage.storeAsset({
