@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { formatCredits } from '../../src/billing/micro-credits.ts';
+import { showCredits } from '../../web/dashboard/src/format-values.ts';
 import { settledUsageRecord } from '../support/test-gateway.ts';
 import {
   clientTokenPattern,
@@ -28,10 +29,9 @@ function chat(origin: string, token: string) {
   });
 }
 
-/** The trimmed display of an exact credits string (format-values.ts in the pages). */
+/** The credits as the pages show them. */
 function shownCredits(micro: number): string {
-  const [whole, fraction = ''] = formatCredits(micro).split('.');
-  return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
+  return showCredits(formatCredits(micro));
 }
 
 describeWithChromium('dashboard: an account holder in Chromium', () => {

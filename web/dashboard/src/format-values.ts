@@ -7,6 +7,13 @@ export function showCredits(credits: string): string {
   return `${whole}.${trimmed.padEnd(2, '0')}`;
 }
 
+/** Micro-credits → the exact decimal credits string (integers only, as the gateway writes it). */
+export function creditsOfMicro(micro: number): string {
+  const sign = micro < 0 ? '-' : '';
+  const absolute = Math.abs(micro);
+  return `${sign}${Math.floor(absolute / 1_000_000)}.${String(absolute % 1_000_000).padStart(6, '0')}`;
+}
+
 const numberFormat = new Intl.NumberFormat('en');
 
 export function showNumber(value: number): string {

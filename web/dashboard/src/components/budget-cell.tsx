@@ -1,12 +1,5 @@
 import type { TokenView } from '../api-types.ts';
-import { showCredits, showTime } from '../format-values.ts';
-
-/** microcredits → decimal credits text, exactly (integers only). */
-export function creditsOfMicro(micro: number): string {
-  const sign = micro < 0 ? '-' : '';
-  const absolute = Math.abs(micro);
-  return `${sign}${Math.floor(absolute / 1_000_000)}.${String(absolute % 1_000_000).padStart(6, '0')}`;
-}
+import { creditsOfMicro, showCredits, showTime } from '../format-values.ts';
 
 /** A token's budget: spent and remaining this period, and when it resets. */
 export function BudgetCell(props: { token: TokenView }) {

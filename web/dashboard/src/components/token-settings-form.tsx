@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { BudgetPeriod, LimitSet, TokenView } from '../api-types.ts';
-import { showCredits } from '../format-values.ts';
-import { creditsOfMicro } from './budget-cell.tsx';
+import { creditsOfMicro, showCredits } from '../format-values.ts';
 
 /** The settings a token may be given at creation and changed later, as the routes take them. */
 export interface TokenSettings {

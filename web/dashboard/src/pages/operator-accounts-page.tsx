@@ -61,7 +61,7 @@ export function OperatorAccountsPage() {
             </thead>
             <tbody>
               {accounts.data.data.map((row) => (
-                <tr key={row.id} aria-selected={row.id === chosen}>
+                <tr key={row.id}>
                   <th scope="row">{row.name}</th>
                   <td>
                     <code>{row.id}</code>

@@ -1,8 +1,13 @@
 import { callApi } from '../api-client.ts';
 import type { GatewayMetrics } from '../api-types.ts';
-import { creditsOfMicro } from '../components/budget-cell.tsx';
 import { LoadState, Page } from '../components/page.tsx';
-import { showBytes, showCredits, showDuration, showNumber } from '../format-values.ts';
+import {
+  creditsOfMicro,
+  showBytes,
+  showCredits,
+  showDuration,
+  showNumber,
+} from '../format-values.ts';
 import { useLoad } from '../use-load.ts';
 
 /** Operators: the gateway process's main counters since it started. */
