@@ -130,6 +130,21 @@ describe('dashboard API: sign-in, sessions, CSRF and the account holder’s rout
     expect(again.headers['set-cookie']).toBeUndefined();
   });
 
+  it('makes sign-in links for the admin token only, of existing accounts', async () => {
+    const { accountId, token } = await bed.gateway.createToken();
+    const url = `/api/admin/accounts/${accountId}/sign-in-links`;
+    const asClient = await bed.gateway.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(asClient.statusCode).toBe(401);
+    const unknown = await admin('POST', '/api/admin/accounts/acct_nobody/sign-in-links');
+    expect(unknown.statusCode).toBe(404);
+    const byName = await admin('POST', url);
+    expect(byName.headers['cache-control']).toBe('no-store');
+  });
+
   it('refuses an expired link, a malformed code and a foreign Origin at sign-in', async () => {
     const { accountId } = await bed.gateway.createToken();
     const expired = await linkCode(accountId);
