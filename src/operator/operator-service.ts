@@ -303,6 +303,13 @@ export class OperatorService {
     return viewApiKey(record);
   }
 
+  /** Lets a disabled token authenticate again; its secret and settings are as they were. */
+  async enableToken(apiKeyId: string): Promise<ApiKeyView> {
+    const record = await this.#stores.apiKeys.updateApiKey(apiKeyId, { disabledAt: null });
+    if (record === undefined) throw new ApiError('not_found', `No token "${apiKeyId}".`);
+    return viewApiKey(record);
+  }
+
   async disableToken(apiKeyId: string): Promise<ApiKeyView> {
     const disabled = await this.#stores.apiKeys.disableApiKey(apiKeyId, this.#now());
     if (!disabled) throw new ApiError('not_found', `No token "${apiKeyId}".`);

@@ -262,7 +262,7 @@ describe('dashboard API: sign-in, sessions, CSRF and the account holder’s rout
     expect(await bed.gateway.store.apiKeys.getApiKey(foreignId)).toBeUndefined();
   });
 
-  it('sets a budget by PATCH that the next generation call meets with 402 budget_exceeded', async () => {
+  it('sets a budget by PATCH that the next generation call meets with 402 budget_exceeded, and disables and enables the token', async () => {
     const { browser, token, apiKeyId } = await signIn();
     bed.fake.enqueue({ output: [{ text: 'ok' }], usage: { input: 10, output: 5 } });
     expect((await bed.gateway.app.inject(chatCall(token))).statusCode).toBe(200);
@@ -282,6 +282,12 @@ describe('dashboard API: sign-in, sessions, CSRF and the account holder’s rout
     expect(disabled.statusCode).toBe(200);
     expect(disabled.json().disabledAt).not.toBeNull();
     expect((await bed.gateway.app.inject(chatCall(token))).statusCode).toBe(401);
+    const enabled = await call(browser, 'PATCH', `/api/dashboard/tokens/${apiKeyId}`, {
+      payload: { disabled: false, budget: null },
+    });
+    expect(enabled.json()).toMatchObject({ disabledAt: null, budget: null });
+    bed.fake.enqueue({ output: [{ text: 'ok' }], usage: { input: 10, output: 5 } });
+    expect((await bed.gateway.app.inject(chatCall(token))).statusCode).toBe(200);
   });
 
   it('reports usage whose figures equal the ledger’s charges for the same period', async () => {

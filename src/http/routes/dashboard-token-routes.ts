@@ -45,7 +45,7 @@ interface NewTokenBody {
   limits?: LimitSet | null;
 }
 
-/** The admin API's token changes, and `disabled: true` to switch a token off. */
+/** The admin API's token changes, and `disabled` to switch a token off or on again. */
 const dashboardTokenChanges = Type.Object(
   { ...tokenChanges.properties, disabled: Type.Optional(Type.Boolean()) },
   { additionalProperties: false },
@@ -117,17 +117,11 @@ export async function dashboardTokenRoutes(
     async (request) => {
       const tokenId = await ownToken(request);
       const { disabled, ...rest } = request.body as TokenChangesBody & { disabled?: boolean };
-      const current = await operator.requireToken(tokenId);
-      if (disabled === false && current.disabledAt !== null) {
-        throw new ApiError(
-          'invalid_request',
-          'A disabled token stays disabled; create a new token instead.',
-        );
-      }
       // Checked before anything is written, so a refused change leaves the token as it was.
       const changes = readTokenChanges(rest);
       let apiKey = await operator.updateToken(tokenId, changes);
       if (disabled === true) apiKey = await operator.disableToken(tokenId);
+      if (disabled === false) apiKey = await operator.enableToken(tokenId);
       authenticator.forget(apiKey.id);
       return withStanding(apiKey);
     },
