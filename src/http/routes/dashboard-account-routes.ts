@@ -11,7 +11,7 @@ import {
   type UsageQueryText,
 } from '../../operator/usage-reports.ts';
 import type { DashboardRouteDependencies } from './dashboard-routes.ts';
-import { signedIn } from './dashboard-routes.ts';
+import { signedIn } from '../dashboard/signed-in.ts';
 import { usageQuery } from './usage-admin-routes.ts';
 
 const hidden = { hide: true };

@@ -13,7 +13,7 @@ import {
 import { describeRouting } from '../../routing/describe-routing.ts';
 import { presentRoutingOverview } from '../present-routing-overview.ts';
 import type { DashboardRouteDependencies } from './dashboard-routes.ts';
-import { signedIn } from './dashboard-routes.ts';
+import { signedIn } from '../dashboard/signed-in.ts';
 import { usageQuery } from './usage-admin-routes.ts';
 
 const hidden = { hide: true };

@@ -20,17 +20,11 @@ import {
   sessionCookie,
   sessionCookieName,
 } from '../dashboard/dashboard-request-checks.ts';
+import { signedIn } from '../dashboard/signed-in.ts';
 import { dashboardAccountRoutes } from './dashboard-account-routes.ts';
 import { dashboardAdminRoutes } from './dashboard-admin-routes.ts';
 import { dashboardStorageRoutes } from './dashboard-storage-routes.ts';
 import { dashboardTokenRoutes } from './dashboard-token-routes.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The dashboard session and its account, set by the dashboard routes' hook. */
-    dashboard?: SignedIn;
-  }
-}
 
 export interface DashboardRouteDependencies {
   sessions: DashboardSessions;
@@ -50,12 +44,6 @@ export interface DashboardRouteDependencies {
 }
 
 const hidden = { hide: true };
-
-/** The signed-in account, which the session hook has set on every route behind it. */
-export function signedIn(request: { dashboard?: SignedIn }): SignedIn {
-  if (request.dashboard === undefined) throw new ApiError('dashboard_unauthorized');
-  return request.dashboard;
-}
 
 function presentSession({ session, account }: SignedIn) {
   return {

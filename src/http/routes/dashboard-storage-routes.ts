@@ -19,7 +19,7 @@ import {
   StoragePolicyChangeSchema,
 } from '../../features/storage/storage-route-schemas.ts';
 import type { StorageService } from '../../features/storage/storage-service.ts';
-import { signedIn } from './dashboard-routes.ts';
+import { signedIn } from '../dashboard/signed-in.ts';
 
 const hidden = { hide: true };
 

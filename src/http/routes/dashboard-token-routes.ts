@@ -10,7 +10,7 @@ import {
   presentCreatedToken,
 } from '../../operator/present-operator-records.ts';
 import type { DashboardRouteDependencies } from './dashboard-routes.ts';
-import { signedIn } from './dashboard-routes.ts';
+import { signedIn } from '../dashboard/signed-in.ts';
 import {
   readTokenBudget,
   readTokenChanges,
