@@ -99,6 +99,7 @@ export default tseslint.config(
       'src/install/**',
       'src/idempotency/**',
       'src/observability/**',
+      'src/dashboard/**',
     ],
     ['**/http/**', '**/cli/**', '**/store/**', '**/compose*'],
     'Use cases do not import the HTTP layer, the CLI or concrete stores.',

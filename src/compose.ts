@@ -6,6 +6,7 @@ import {
   loadCompactionSeal,
 } from './composition/compose-compaction.ts';
 import { composeConnectedRoutes } from './composition/compose-connected-routes.ts';
+import { composeDashboard } from './composition/compose-dashboard.ts';
 import { composeDashboardPages } from './composition/compose-dashboard-pages.ts';
 import { composeGatewayParts } from './composition/compose-gateway-parts.ts';
 import { composeGeneration } from './composition/compose-generation.ts';
@@ -36,6 +37,7 @@ import { composeTranscription } from './features/transcription/compose-transcrip
 import type { BlobStore } from './features/storage/blob-store.ts';
 import { composeStorage } from './features/storage/compose-storage.ts';
 import type { StorageService } from './features/storage/storage-service.ts';
+import { dashboardBaseUrl } from './dashboard/dashboard-base-url.ts';
 import { buildApp } from './http/build-app.ts';
 import { createHttpMetrics } from './http/http-metrics.ts';
 import { OperatorService } from './operator/operator-service.ts';
@@ -208,6 +210,10 @@ export async function composeGateway(
     metrics: metrics.registry,
   });
 
+  const operator = new OperatorService(store, Date.now, {
+    dashboardBaseUrl: dashboardBaseUrl(config),
+  });
+
   const features: GatewayFeature[] = [
     generationRoutes,
     composeCompactionRoutes(parts, compaction, generation, responsesState),
@@ -241,6 +247,12 @@ export async function composeGateway(
     // Before storage: stopping jobs may still write files.
     images,
     storage,
+    composeDashboard(parts, {
+      store,
+      operator,
+      storage: storage.service,
+      metrics: metrics.registry,
+    }),
     composeDashboardPages(options.dashboardDirectory),
   ];
 
@@ -259,7 +271,6 @@ export async function composeGateway(
     return reloading;
   };
 
-  const operator = new OperatorService(store);
   const app = await buildApp(
     {
       catalog: parts.catalog,

@@ -25,10 +25,13 @@ export interface ApiKeyRecord {
   limits: LimitSet | null;
 }
 
-/** What may change on a token after it was made; an absent field stays as it is. */
+/**
+ * What may change on a token after it was made; an absent field stays as it is. `disabledAt:
+ * null` enables a disabled token again; disabling goes through `disableApiKey`.
+ */
 export type ApiKeyChanges = Partial<
   Pick<ApiKeyRecord, 'name' | 'allowedModels' | 'expiresAt' | 'budget' | 'limits'>
->;
+> & { disabledAt?: null };
 
 export interface ApiKeyStore {
   insertApiKey(record: ApiKeyRecord): Promise<void>;

@@ -94,6 +94,29 @@ export const errorCatalogue = {
     type: 'authentication_error',
     message: 'Missing or invalid admin credential.',
   },
+  // docs/decisions/0168: the dashboard's own errors carry their code as `type`, which its pages
+  // read; only a session cookie opens /api/dashboard, never a token.
+  dashboard_unauthorized: {
+    status: 401,
+    type: 'dashboard_unauthorized',
+    message: 'Not signed in to the dashboard: sign in with a link from the operator.',
+  },
+  dashboard_sign_in_failed: {
+    status: 401,
+    type: 'dashboard_sign_in_failed',
+    message: 'This sign-in link is unknown, used or expired; ask the operator for a new one.',
+  },
+  csrf_failed: {
+    status: 403,
+    type: 'csrf_failed',
+    message:
+      "The request lacks the session's x-csrf-token header or comes from another origin; nothing was changed.",
+  },
+  dashboard_forbidden: {
+    status: 403,
+    type: 'dashboard_forbidden',
+    message: 'Only operator accounts may use this.',
+  },
   insufficient_credits: {
     status: 402,
     type: 'billing_error',

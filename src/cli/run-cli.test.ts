@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkClientTokenShape } from '../auth/client-token.ts';
+import { hashDashboardSecret } from '../dashboard/dashboard-secrets.ts';
 import { OperatorService } from '../operator/operator-service.ts';
 import { openSqliteStore } from '../store/sqlite/open-sqlite-store.ts';
 import type { Store } from '../store/store.ts';
@@ -36,6 +37,30 @@ describe('operator CLI', () => {
     expect((await store.ledger.getBalance(result.account.id)).balance).toBe(5_000_000);
     const [stored] = await store.apiKeys.listApiKeys(result.account.id);
     expect(stored?.hash).not.toContain(result.token);
+  });
+
+  it('prints a one-time dashboard sign-in link for an account by id or name, and with bootstrap', async () => {
+    expect(await run('--json', 'bootstrap', '--name', 'grace')).toBe(0);
+    const booted = JSON.parse(out.join(''));
+    expect(booted.dashboard_sign_in.url).toMatch(
+      /^http:\/\/localhost:8080\/dashboard\/sign-in#code=[A-Za-z0-9_-]{43}$/,
+    );
+    out = [];
+    expect(await run('dashboard', 'link', 'grace')).toBe(0);
+    const text = out.join('');
+    expect(text).toContain('one use, until');
+    const code = /#code=([A-Za-z0-9_-]{43})/.exec(text)?.[1] as string;
+    expect(code).not.toBe(new URL(booted.dashboard_sign_in.url).hash.slice('#code='.length));
+    // The store holds the link by its hash: the printed secret uses it up once.
+    const now = Date.now();
+    expect(await store.dashboardSessions.consumeSignInLink(hashDashboardSecret(code), now)).toBe(
+      booted.account.id,
+    );
+    expect(
+      await store.dashboardSessions.consumeSignInLink(hashDashboardSecret(code), now),
+    ).toBeUndefined();
+    expect(await run('dashboard', 'link', 'nobody')).toBe(1);
+    expect(errors.join('')).toContain('No account "nobody"');
   });
 
   it('sets an account storage quota in bytes or binary units, and returns it to the default', async () => {

@@ -8,7 +8,9 @@ import {
   presentBalance,
   presentCreatedToken,
   presentCreditChange,
+  presentSignInLink,
 } from '../operator/present-operator-records.ts';
+import type { SignInLink } from '../dashboard/create-sign-in-link.ts';
 import { AdminApiError, type AdminApiClient } from './admin-api-client.ts';
 import { describeRoutingHealth, type RoutingHealthAnswer } from './describe-routing-health.ts';
 import {
@@ -311,14 +313,29 @@ export async function runCli(
         name: `${options.name} default`,
       });
       const balance = await operator.accountSummary(created.id, 1);
+      // From `npm start` to a signed-in dashboard in one command (docs/operations.md).
+      const link = await operator.createSignInLink(created.id);
       print(
         {
           account: created,
           balance: presentBalance(balance.balance),
           ...presentCreatedToken(issued),
+          dashboard_sign_in: presentSignInLink(link),
         },
-        `account ${created.id} with ${formatCredits(amount)} credits\n${issued.token}\n(shown once, store it now)`,
+        `account ${created.id} with ${formatCredits(amount)} credits\n${issued.token}\n(shown once, store it now)\n${describeSignInLink(link)}`,
       );
+    });
+
+  program
+    .command('dashboard')
+    .description('the web dashboard')
+    .command('link <account-id-or-name>')
+    .description(
+      'print a one-time link that signs a browser into the dashboard as the account (valid 15 minutes)',
+    )
+    .action(async (accountRef: string) => {
+      const link = await (await open()).createSignInLink(accountRef);
+      print(presentSignInLink(link), describeSignInLink(link));
     });
 
   program
@@ -384,6 +401,10 @@ export async function runCli(
     }
     throw error;
   }
+}
+
+function describeSignInLink(link: SignInLink): string {
+  return `dashboard sign-in link (one use, until ${new Date(link.expiresAt).toISOString()}):\n${link.url}`;
 }
 
 interface ReloadAnswer {

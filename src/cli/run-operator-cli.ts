@@ -1,14 +1,16 @@
 import { openStore } from '../composition/open-store.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { OperatorService } from '../operator/operator-service.ts';
+import { dashboardBaseUrl } from '../dashboard/dashboard-base-url.ts';
 import type { Store } from '../store/store.ts';
 import { adminApiTarget, createAdminApiClient } from './admin-api-client.ts';
 import { runCli } from './run-cli.ts';
 
 let store: Store | undefined;
 const openOperator = async (): Promise<OperatorService> => {
+  let config;
   try {
-    const { config } = loadConfig();
+    ({ config } = loadConfig());
     // Never the owner, so every command runs beside a gateway on the same file
     // (docs/decisions/0014).
     store = await openStore(config, { owner: false });
@@ -16,7 +18,7 @@ const openOperator = async (): Promise<OperatorService> => {
     process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
     process.exit(78);
   }
-  return new OperatorService(store);
+  return new OperatorService(store, Date.now, { dashboardBaseUrl: dashboardBaseUrl(config) });
 };
 const adminApi = (url: string | undefined) => {
   let config;

@@ -82,6 +82,11 @@ export const redactedLogPaths = [
   'req.headers["x-api-key"]',
   'headers.authorization',
   'headers["x-api-key"]',
+  // The dashboard's session cookie and CSRF token (docs/decisions/0168).
+  'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  'headers.cookie',
+  'headers["x-csrf-token"]',
   // @fastify/multipart logs the options it hands busboy, request headers included, at trace.
   'busboyOptions.headers.authorization',
   'busboyOptions.headers["x-api-key"]',

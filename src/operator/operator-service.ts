@@ -12,6 +12,8 @@ import type { Balance, CreditLedger, LedgerEntry } from '../billing/credit-ledge
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { formatCredits } from '../billing/micro-credits.ts';
 import type { TokenBudget } from '../billing/token-budget.ts';
+import { createSignInLink, type SignInLink } from '../dashboard/create-sign-in-link.ts';
+import type { DashboardSessionStore } from '../dashboard/dashboard-session-store.ts';
 import type { LimitSet } from '../config/config-schema.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import type { AssetStore } from '../features/storage/asset-store.ts';
@@ -32,6 +34,13 @@ export interface OperatorStores {
   ledger: CreditLedger;
   usage: UsageStore;
   assets: AssetStore;
+  /** Dashboard sign-in links; absent, `createSignInLink` is refused. */
+  dashboardSessions?: DashboardSessionStore;
+}
+
+export interface OperatorOptions {
+  /** Where dashboard sign-in links point (src/dashboard/dashboard-base-url.ts). */
+  dashboardBaseUrl?: string;
 }
 
 export interface CreateTokenInput {
@@ -67,10 +76,12 @@ export function viewApiKey(record: ApiKeyRecord): ApiKeyView {
 export class OperatorService {
   readonly #stores: OperatorStores;
   readonly #now: () => number;
+  readonly #dashboardBaseUrl: string;
 
-  constructor(stores: OperatorStores, now: () => number = Date.now) {
+  constructor(stores: OperatorStores, now: () => number = Date.now, options: OperatorOptions = {}) {
     this.#stores = stores;
     this.#now = now;
+    this.#dashboardBaseUrl = options.dashboardBaseUrl ?? 'http://localhost:8080';
   }
 
   async createAccount(input: { name: string; isAdmin?: boolean }): Promise<Account> {
@@ -108,6 +119,22 @@ export class OperatorService {
     const account = await this.requireAccount(accountRef);
     await this.#stores.assets.setQuotaBytes(account.id, quotaBytes);
     return account;
+  }
+
+  /**
+   * A one-time link signing a browser into the dashboard as the account (docs/decisions/0168):
+   * the only way in, so whoever holds it acts as the account for 12 hours.
+   */
+  async createSignInLink(accountRef: string): Promise<SignInLink & { account: Account }> {
+    const account = await this.requireAccount(accountRef);
+    const sessions = this.#stores.dashboardSessions;
+    if (sessions === undefined) throw new Error('This store keeps no dashboard sessions.');
+    const link = await createSignInLink(sessions, {
+      accountId: account.id,
+      baseUrl: this.#dashboardBaseUrl,
+      now: this.#now(),
+    });
+    return { ...link, account };
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -273,6 +300,13 @@ export class OperatorService {
     if (!(await this.#stores.apiKeys.deleteApiKey(apiKeyId))) {
       throw new ApiError('not_found', `No token "${apiKeyId}".`);
     }
+    return viewApiKey(record);
+  }
+
+  /** Lets a disabled token authenticate again; its secret and settings are as they were. */
+  async enableToken(apiKeyId: string): Promise<ApiKeyView> {
+    const record = await this.#stores.apiKeys.updateApiKey(apiKeyId, { disabledAt: null });
+    if (record === undefined) throw new ApiError('not_found', `No token "${apiKeyId}".`);
     return viewApiKey(record);
   }
 

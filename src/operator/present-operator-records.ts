@@ -1,6 +1,8 @@
 import type { Account } from '../auth/account-store.ts';
 import type { Balance, LedgerEntry } from '../billing/credit-ledger.ts';
+import type { BudgetStanding } from '../billing/token-budgets.ts';
 import { formatCredits } from '../billing/micro-credits.ts';
+import type { SignInLink } from '../dashboard/create-sign-in-link.ts';
 import type { UsageRecord } from '../generation/usage-store.ts';
 import type { AccountSummary, ApiKeyView } from './operator-service.ts';
 
@@ -72,4 +74,25 @@ export function presentCreatedToken(created: { token: string; apiKey: ApiKeyView
   api_key: ApiKeyView;
 } {
   return { token: created.token, api_key: created.apiKey };
+}
+
+/** A dashboard sign-in link: the URL carries its one-time secret (docs/decisions/0168). */
+export function presentSignInLink(link: SignInLink): { url: string; expires_at: string } {
+  return { url: link.url, expires_at: new Date(link.expiresAt).toISOString() };
+}
+
+/** Where a token's budget stands this period, calls in flight counted as reserved. */
+export function presentBudgetStanding(standing: BudgetStanding) {
+  return {
+    period: standing.budget.period,
+    amount: formatCredits(standing.budget.amount),
+    amount_micro: standing.budget.amount,
+    spent: formatCredits(standing.spent),
+    spent_micro: standing.spent,
+    reserved_micro: standing.reserved,
+    remaining: formatCredits(standing.remaining),
+    remaining_micro: standing.remaining,
+    period_start: new Date(standing.periodStart).toISOString(),
+    resets_at: new Date(standing.resetsAt).toISOString(),
+  };
 }

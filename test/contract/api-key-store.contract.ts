@@ -123,6 +123,9 @@ export function describeApiKeyStoreContract(name: string, openStore: () => Promi
         }),
       ).toEqual(cleared);
       expect(await store().apiKeys.updateApiKey(record.id, {})).toEqual(cleared);
+      expect(await store().apiKeys.disableApiKey(record.id, 1_000)).toBe(true);
+      expect((await store().apiKeys.getApiKey(record.id))?.disabledAt).toBe(1_000);
+      expect(await store().apiKeys.updateApiKey(record.id, { disabledAt: null })).toEqual(cleared);
       expect(await store().apiKeys.updateApiKey(uniqueId('key'), { name: 'x' })).toBeUndefined();
     });
 

@@ -2,6 +2,7 @@ import type { Store } from '../../src/store/store.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
 import { describeApiKeyStoreContract } from './api-key-store.contract.ts';
 import { describeCreditLedgerContract } from './credit-ledger.contract.ts';
+import { describeDashboardSessionStoreContract } from './dashboard-session-store.contract.ts';
 import { describeResponseStoreContract } from './response-store.contract.ts';
 import { describeUsageStoreContract } from './usage-store.contract.ts';
 
@@ -12,4 +13,5 @@ export function describeStoreContracts(name: string, openStore: () => Promise<St
   describeCreditLedgerContract(name, openStore);
   describeUsageStoreContract(name, openStore);
   describeResponseStoreContract(name, openStore);
+  describeDashboardSessionStoreContract(name, openStore);
 }

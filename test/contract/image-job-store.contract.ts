@@ -167,5 +167,33 @@ export function describeImageJobStoreContract(name: string, openStore: () => Pro
       await jobs().forgetKey(older.accountId, newer.id);
       expect((await jobs().findJobByKey(older.accountId, key, now - 1))?.id).toBe(older.id);
     });
+
+    it("lists an account's jobs newest first, page by page, and no other account's", async () => {
+      const account = await createTestAccount(store());
+      const listed = [];
+      for (let index = 0; index < 3; index += 1) {
+        listed.push(await newJob({ accountId: account.id, createdAt: now + index }));
+      }
+      // Same time as the newest: the id breaks the tie, so no job is skipped or repeated.
+      listed.push(await newJob({ accountId: account.id, createdAt: now + 2 }));
+      await newJob();
+      const expected = [...listed]
+        .sort((left, right) => right.createdAt - left.createdAt || (left.id < right.id ? 1 : -1))
+        .map((job) => job.id);
+
+      const first = await jobs().listJobs(account.id, { limit: 3 });
+      expect(first.jobs.map((job) => job.id)).toEqual(expected.slice(0, 3));
+      expect(first.hasMore).toBe(true);
+      const second = await jobs().listJobs(account.id, { limit: 3, after: expected[2] as string });
+      expect(second.jobs.map((job) => job.id)).toEqual(expected.slice(3));
+      expect(second.hasMore).toBe(false);
+      expect(second.jobs[0]).toMatchObject({ accountId: account.id, state: 'queued' });
+
+      const foreign = await newJob();
+      expect(await jobs().listJobs(account.id, { limit: 3, after: foreign.id })).toEqual({
+        jobs: [],
+        hasMore: false,
+      });
+    });
   });
 }

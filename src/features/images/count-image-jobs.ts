@@ -21,6 +21,7 @@ export function countImageJobs(jobs: ImageJobStore, registry: Registry): ImageJo
       entered.inc({ state: 'queued' });
     },
     getJob: (accountId, id) => jobs.getJob(accountId, id),
+    listJobs: (accountId, page) => jobs.listJobs(accountId, page),
     async claimJobs(claim) {
       const claimed = await jobs.claimJobs(claim);
       if (claimed.length > 0) entered.inc({ state: 'running' }, claimed.length);

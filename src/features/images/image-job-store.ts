@@ -76,6 +76,14 @@ export interface ImageJobStore {
   /** The account's job; another account's id is as unknown as a missing one. */
   getJob(accountId: string, id: string): Promise<ImageJob | undefined>;
   /**
+   * The account's jobs, newest first, `limit` of them after the job `after` (an id of the
+   * account's; an unknown one gives an empty page), and whether more follow.
+   */
+  listJobs(
+    accountId: string,
+    page: { after?: string; limit: number },
+  ): Promise<{ jobs: ImageJob[]; hasMore: boolean }>;
+  /**
    * Claims up to `limit` jobs of the queue that are queued, or running with a lapsed lease (their
    * worker crashed or stopped), oldest first; other processes' claims are skipped, never waited for.
    */

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 
 import type { Authenticator } from '../../auth/authenticator.ts';
@@ -7,7 +7,7 @@ import { requireToken } from '../../http/require-token.ts';
 import type { Asset } from './asset.ts';
 import { parseByteRange } from './parse-byte-range.ts';
 import { runStorageCleanup } from './run-storage-cleanup.ts';
-import type { StoragePolicy, StorageService } from './storage-service.ts';
+import type { StoragePolicy, StorageService, StorageSummary } from './storage-service.ts';
 import {
   AssetIdParamsSchema,
   AssetListQuerySchema,
@@ -33,7 +33,7 @@ function toSeconds(epochMs: number): number {
   return Math.floor(epochMs / 1000);
 }
 
-function renderAsset(asset: Asset) {
+export function renderAsset(asset: Asset) {
   return {
     id: asset.id,
     object: 'storage.asset' as const,
@@ -49,7 +49,7 @@ function renderAsset(asset: Asset) {
   };
 }
 
-function renderPolicy(policy: StoragePolicy) {
+export function renderPolicy(policy: StoragePolicy) {
   return {
     object: 'storage.policy' as const,
     retention_days: policy.retentionDays,
@@ -91,18 +91,7 @@ export async function storageRoutes(
         response: { 200: StorageSummarySchema, ...errors },
       },
     },
-    async (request) => {
-      const summary = await storage.describeStorage(accountOf(request));
-      return {
-        object: 'storage' as const,
-        quota_bytes: summary.quotaBytes,
-        used_bytes: summary.usedBytes,
-        available_bytes: Math.max(0, summary.quotaBytes - summary.usedBytes),
-        file_count: summary.fileCount,
-        retention_days: summary.retentionDays,
-        max_retention_days: summary.maxRetentionDays,
-      };
-    },
+    async (request) => renderStorageSummary(await storage.describeStorage(accountOf(request))),
   );
 
   app.get(
@@ -116,19 +105,7 @@ export async function storageRoutes(
         response: { 200: AssetListSchema, ...errors },
       },
     },
-    async (request) => {
-      const query = request.query as { after?: string; limit?: string };
-      const page = await storage.listAssets(accountOf(request), {
-        ...(query.after === undefined ? {} : { after: query.after }),
-        limit: query.limit === undefined ? defaultListLimit : Number(query.limit),
-      });
-      return {
-        object: 'list' as const,
-        data: page.data.map(renderAsset),
-        has_more: page.hasMore,
-        next_cursor: page.nextCursor,
-      };
-    },
+    async (request) => listAssetPage(storage, accountOf(request), request.query as AssetListQuery),
   );
 
   app.get(
@@ -152,41 +129,7 @@ export async function storageRoutes(
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
-      const accountId = accountOf(request);
-      const asset = await storage.getAsset(accountId, id);
-      if (asset === undefined) throw new ApiError('not_found', 'No such file.');
-      const etag = `"${asset.sha256}"`;
-      reply
-        .header('etag', etag)
-        .header('accept-ranges', 'bytes')
-        .header('cache-control', 'private, no-cache')
-        .header('x-content-type-options', 'nosniff')
-        .header('content-disposition', contentDisposition(asset.name));
-      const ifNoneMatch = request.headers['if-none-match'];
-      if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag)) {
-        return reply.code(304).send();
-      }
-      // RFC 9110 §13.1.5: a Range under a stale If-Range gets the whole file.
-      const ifRange = request.headers['if-range'];
-      const rangeHeader =
-        ifRange === undefined || ifRange === etag ? request.headers.range : undefined;
-      const requested = parseByteRange(rangeHeader, asset.size);
-      if (requested.kind === 'unsatisfiable') {
-        reply.header('content-range', `bytes */${asset.size}`);
-        throw new ApiError('range_not_satisfiable');
-      }
-      const range = requested.kind === 'range' ? requested.range : undefined;
-      const body = await storage.openContent(asset, range);
-      if (body === undefined) throw new ApiError('not_found', 'No such file.');
-      reply.type(asset.contentType);
-      if (range === undefined) {
-        return reply.header('content-length', String(asset.size)).send(body);
-      }
-      return reply
-        .code(206)
-        .header('content-range', `bytes ${range.start}-${range.end}/${asset.size}`)
-        .header('content-length', String(range.end - range.start + 1))
-        .send(body);
+      return sendAssetContent(storage, accountOf(request), id, request, reply);
     },
   );
 
@@ -207,11 +150,7 @@ export async function storageRoutes(
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
-      const removed = await storage.deleteAsset(accountOf(request), id);
-      if (removed.outcome === 'deleted') return reply.code(204).send();
-      return reply
-        .code(202)
-        .send({ id, object: 'storage.asset.deletion' as const, pending: true as const });
+      return sendAssetDeletion(storage, accountOf(request), id, reply);
     },
   );
 
@@ -239,14 +178,8 @@ export async function storageRoutes(
         response: { 200: StoragePolicySchema, ...errors },
       },
     },
-    async (request) => {
-      const body = request.body as { retention_days: number; apply_to_existing?: boolean };
-      const policy = await storage.updatePolicy(accountOf(request), {
-        retentionDays: body.retention_days,
-        applyToExisting: body.apply_to_existing ?? false,
-      });
-      return renderPolicy(policy);
-    },
+    async (request) =>
+      updateStoragePolicy(storage, accountOf(request), request.body as StoragePolicyChangeBody),
   );
 
   app.post(
@@ -260,20 +193,145 @@ export async function storageRoutes(
         response: { 200: CleanupResultSchema, 202: CleanupResultSchema, ...errors },
       },
     },
-    async (request, reply) => {
-      const body = request.body as { asset_ids: string[]; dry_run: boolean };
-      const result = await runStorageCleanup(storage, accountOf(request), {
-        assetIds: body.asset_ids,
-        dryRun: body.dry_run,
-      });
-      return reply.code(result.pending.length > 0 ? 202 : 200).send({
-        object: 'storage.cleanup' as const,
-        dry_run: result.dryRun,
-        deleted: result.deleted,
-        pending: result.pending,
-        skipped: result.skipped,
-        freed_bytes: result.freedBytes,
-      });
-    },
+    async (request, reply) =>
+      sendStorageCleanup(storage, accountOf(request), request.body as CleanupBody, reply),
   );
+}
+
+export interface AssetListQuery {
+  after?: string;
+  limit?: string;
+}
+
+export interface CleanupBody {
+  asset_ids: string[];
+  dry_run: boolean;
+}
+
+export interface StoragePolicyChangeBody {
+  retention_days: number;
+  apply_to_existing?: boolean;
+}
+
+/*
+ * The answers below are shared with the dashboard's storage routes, which act for the signed-in
+ * account instead of a token's: one rendering of each, so both stay the same.
+ */
+
+export function renderStorageSummary(summary: StorageSummary) {
+  return {
+    object: 'storage' as const,
+    quota_bytes: summary.quotaBytes,
+    used_bytes: summary.usedBytes,
+    available_bytes: Math.max(0, summary.quotaBytes - summary.usedBytes),
+    file_count: summary.fileCount,
+    retention_days: summary.retentionDays,
+    max_retention_days: summary.maxRetentionDays,
+  };
+}
+
+export async function listAssetPage(
+  storage: StorageService,
+  accountId: string,
+  query: AssetListQuery,
+) {
+  const page = await storage.listAssets(accountId, {
+    ...(query.after === undefined ? {} : { after: query.after }),
+    limit: query.limit === undefined ? defaultListLimit : Number(query.limit),
+  });
+  return {
+    object: 'list' as const,
+    data: page.data.map(renderAsset),
+    has_more: page.hasMore,
+    next_cursor: page.nextCursor,
+  };
+}
+
+/** The account's file, whole or one byte range, honouring If-None-Match and If-Range. */
+export async function sendAssetContent(
+  storage: StorageService,
+  accountId: string,
+  id: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cacheControl = 'private, no-cache',
+): Promise<FastifyReply> {
+  const asset = await storage.getAsset(accountId, id);
+  if (asset === undefined) throw new ApiError('not_found', 'No such file.');
+  const etag = `"${asset.sha256}"`;
+  reply
+    .header('etag', etag)
+    .header('accept-ranges', 'bytes')
+    .header('cache-control', cacheControl)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-disposition', contentDisposition(asset.name));
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag)) {
+    return reply.code(304).send();
+  }
+  // RFC 9110 §13.1.5: a Range under a stale If-Range gets the whole file.
+  const ifRange = request.headers['if-range'];
+  const rangeHeader = ifRange === undefined || ifRange === etag ? request.headers.range : undefined;
+  const requested = parseByteRange(rangeHeader, asset.size);
+  if (requested.kind === 'unsatisfiable') {
+    reply.header('content-range', `bytes */${asset.size}`);
+    throw new ApiError('range_not_satisfiable');
+  }
+  const range = requested.kind === 'range' ? requested.range : undefined;
+  const body = await storage.openContent(asset, range);
+  if (body === undefined) throw new ApiError('not_found', 'No such file.');
+  reply.type(asset.contentType);
+  if (range === undefined) {
+    return reply.header('content-length', String(asset.size)).send(body);
+  }
+  return reply
+    .code(206)
+    .header('content-range', `bytes ${range.start}-${range.end}/${asset.size}`)
+    .header('content-length', String(range.end - range.start + 1))
+    .send(body);
+}
+
+export async function sendAssetDeletion(
+  storage: StorageService,
+  accountId: string,
+  id: string,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const removed = await storage.deleteAsset(accountId, id);
+  if (removed.outcome === 'deleted') return reply.code(204).send();
+  return reply
+    .code(202)
+    .send({ id, object: 'storage.asset.deletion' as const, pending: true as const });
+}
+
+export async function updateStoragePolicy(
+  storage: StorageService,
+  accountId: string,
+  body: StoragePolicyChangeBody,
+) {
+  const policy = await storage.updatePolicy(accountId, {
+    retentionDays: body.retention_days,
+    applyToExisting: body.apply_to_existing ?? false,
+  });
+  return renderPolicy(policy);
+}
+
+export async function sendStorageCleanup(
+  storage: StorageService,
+  accountId: string,
+  body: CleanupBody,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const result = await runStorageCleanup(storage, accountId, {
+    assetIds: body.asset_ids,
+    dryRun: body.dry_run,
+  });
+  return reply.code(result.pending.length > 0 ? 202 : 200).send({
+    object: 'storage.cleanup' as const,
+    dry_run: result.dryRun,
+    deleted: result.deleted,
+    pending: result.pending,
+    skipped: result.skipped,
+    freed_bytes: result.freedBytes,
+  });
 }

@@ -11,6 +11,7 @@ import {
   presentAccountSummary,
   presentCreatedToken,
   presentCreditChange,
+  presentSignInLink,
 } from '../../operator/present-operator-records.ts';
 import { routingAdminRoutes, type RoutingAdminDependencies } from './routing-admin-routes.ts';
 import { tokenStandingRoutes } from './token-standing-routes.ts';
@@ -158,6 +159,17 @@ export async function adminRoutes(
         allowNegative: body.allow_negative === true,
       });
       return reply.code(201).send(presentCreditChange(result));
+    },
+  );
+
+  // docs/decisions/0168: the one way into the dashboard; the answer carries the one-time secret.
+  app.post(
+    '/api/admin/accounts/:account_id/sign-in-links',
+    { schema: hidden },
+    async (request, reply) => {
+      const { account_id: accountId } = request.params as { account_id: string };
+      const link = await operator.createSignInLink(accountId);
+      return reply.code(201).header('cache-control', 'no-store').send(presentSignInLink(link));
     },
   );
 

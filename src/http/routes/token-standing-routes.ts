@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { formatCredits } from '../../billing/micro-credits.ts';
 import type { TokenBudgets } from '../../billing/token-budgets.ts';
 import type { OperatorService } from '../../operator/operator-service.ts';
-import { presentBalance } from '../../operator/present-operator-records.ts';
+import { presentBalance, presentBudgetStanding } from '../../operator/present-operator-records.ts';
 
 export interface TokenStandingDependencies {
   operator: OperatorService;
@@ -37,21 +36,7 @@ export async function tokenStandingRoutes(
       token: {
         id: apiKey.id,
         name: apiKey.name,
-        budget:
-          budget === undefined
-            ? null
-            : {
-                period: budget.budget.period,
-                amount: formatCredits(budget.budget.amount),
-                amount_micro: budget.budget.amount,
-                spent: formatCredits(budget.spent),
-                spent_micro: budget.spent,
-                reserved_micro: budget.reserved,
-                remaining: formatCredits(budget.remaining),
-                remaining_micro: budget.remaining,
-                period_start: new Date(budget.periodStart).toISOString(),
-                resets_at: new Date(budget.resetsAt).toISOString(),
-              },
+        budget: budget === undefined ? null : presentBudgetStanding(budget),
         limits: apiKey.limits,
         allowed_models: apiKey.allowedModels,
         expires_at: apiKey.expiresAt === null ? null : new Date(apiKey.expiresAt).toISOString(),

@@ -23,7 +23,7 @@ export interface UsageAdminDependencies {
 const hidden = { hide: true };
 
 /** Query values are strings; the use case parses and checks them (usage-reports.ts). */
-const usageQuery = Type.Object(
+export const usageQuery = Type.Object(
   {
     account: Type.Optional(
       Type.String({ description: 'Account id or name; every account when absent.' }),
@@ -70,7 +70,7 @@ export function readTokenBudget(body: TokenBudgetBody): TokenBudget | null {
   return { amount, period: body.period };
 }
 
-const tokenChanges = Type.Object(
+export const tokenChanges = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1 })),
     allowed_models: Type.Optional(
@@ -83,7 +83,7 @@ const tokenChanges = Type.Object(
   { additionalProperties: false },
 );
 
-interface TokenChangesBody {
+export interface TokenChangesBody {
   name?: string;
   allowed_models?: string[] | null;
   expires_at?: string | null;
@@ -92,7 +92,7 @@ interface TokenChangesBody {
 }
 
 /** The body of a token change in the store's terms; amounts and dates checked here. */
-function readTokenChanges(body: TokenChangesBody): ApiKeyChanges {
+export function readTokenChanges(body: TokenChangesBody): ApiKeyChanges {
   const changes: ApiKeyChanges = {};
   if (body.name !== undefined) changes.name = body.name;
   if (body.allowed_models !== undefined) changes.allowedModels = body.allowed_models;

@@ -7,6 +7,7 @@ import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
 import { KyselyCreditLedger } from './kysely-credit-ledger.ts';
 import { KyselyAssetStore } from './kysely-asset-store.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
+import { KyselyDashboardSessionStore } from './kysely-dashboard-session-store.ts';
 import { KyselyIdempotencyStore } from './kysely-idempotency-store.ts';
 import { KyselyImageJobStore } from './kysely-image-job-store.ts';
 import { KyselyResponseStore } from './kysely-response-store.ts';
@@ -23,6 +24,7 @@ export function createKyselyStore(database: Kysely<Database>, dialect: StoreDial
     idempotency: new KyselyIdempotencyStore(database),
     assets: new KyselyAssetStore(database, dialect),
     imageJobs: new KyselyImageJobStore(database, dialect),
+    dashboardSessions: new KyselyDashboardSessionStore(database),
     async ping(): Promise<void> {
       await sql`select 1`.execute(database);
     },

@@ -107,6 +107,7 @@ function encodeChanges(changes: ApiKeyChanges): Updateable<ApiKeysTable> {
       changes.allowedModels === null ? null : JSON.stringify(changes.allowedModels);
   }
   if (changes.expiresAt !== undefined) values.expires_at = changes.expiresAt;
+  if (changes.disabledAt === null) values.disabled_at = null;
   if (changes.budget !== undefined) {
     values.budget_micro = changes.budget?.amount ?? null;
     values.budget_period = changes.budget?.period ?? null;

@@ -144,6 +144,42 @@ export class KyselyImageJobStore implements ImageJobStore {
     return row === undefined ? undefined : toImageJob(row);
   }
 
+  async listJobs(
+    accountId: string,
+    page: { after?: string; limit: number },
+  ): Promise<{ jobs: ImageJob[]; hasMore: boolean }> {
+    let boundary: { createdAt: number; id: string } | undefined;
+    if (page.after !== undefined) {
+      const after = await this.getJob(accountId, page.after);
+      if (after === undefined) return { jobs: [], hasMore: false };
+      boundary = { createdAt: after.createdAt, id: after.id };
+    }
+    // One row more than asked tells whether another page follows.
+    const rows = await this.#database
+      .selectFrom('image_jobs')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .$if(boundary !== undefined, (query) =>
+        query.where((where) =>
+          where.or([
+            where('created_at', '<', boundary?.createdAt ?? 0),
+            where.and([
+              where('created_at', '=', boundary?.createdAt ?? 0),
+              where('id', '<', boundary?.id ?? ''),
+            ]),
+          ]),
+        ),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
+    return {
+      jobs: rows.slice(0, page.limit).map(toImageJob),
+      hasMore: rows.length > page.limit,
+    };
+  }
+
   async claimJobs(claim: ClaimImageJobs): Promise<ImageJob[]> {
     const lockSkipping = this.#dialect === 'postgres';
     const rows = await this.#database.transaction().execute((transaction) =>

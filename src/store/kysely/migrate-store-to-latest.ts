@@ -15,6 +15,7 @@ import { createUsageChargesOnRecordsMigration } from './migration-0011-usage-cha
 import { createHashIdempotencyKeysMigration } from './migration-0012-hash-idempotency-keys.ts';
 import { createUsageReportingMigration } from './migration-0013-usage-reporting-and-token-controls.ts';
 import { createUsageRollupsMigration } from './migration-0014-create-usage-rollups.ts';
+import { createDashboardTablesMigration } from './migration-0015-create-dashboard-tables.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -37,6 +38,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0012_hash_idempotency_keys': createHashIdempotencyKeysMigration(dialect),
         '0013_usage_reporting_and_token_controls': createUsageReportingMigration(dialect),
         '0014_create_usage_rollups': createUsageRollupsMigration(dialect),
+        '0015_create_dashboard_tables': createDashboardTablesMigration(dialect),
       };
     },
   };
