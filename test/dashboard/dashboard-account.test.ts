@@ -161,7 +161,7 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     await refused.body.dump();
   });
 
-  it('rotates the token, whose old secret stops working, then disables it', async () => {
+  it('rotates the token, whose old secret stops working, then disables and enables it', async () => {
     const { page } = signedIn;
     page.once('dialog', (confirmation) => void confirmation.accept());
     await page.getByRole('button', { name: 'Rotate laptop' }).click();
@@ -181,7 +181,6 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     expect(stillOverBudget.statusCode).toBe(402);
     await stillOverBudget.body.dump();
 
-    page.once('dialog', (confirmation) => void confirmation.accept());
     await page.getByRole('button', { name: 'Disable laptop' }).click();
     await page.getByText('Disabled “laptop”.').waitFor();
     await page
@@ -191,6 +190,12 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     const disabled = await chat(bed.origin, rotated);
     expect(disabled.statusCode).toBe(401);
     await disabled.body.dump();
+
+    await page.getByRole('button', { name: 'Enable laptop' }).click();
+    await page.getByText('Enabled “laptop”.').waitFor();
+    const enabled = await chat(bed.origin, rotated);
+    expect(enabled.statusCode).toBe(402);
+    await enabled.body.dump();
     expect(await readPageState(signedIn)).not.toMatch(clientTokenPattern);
   });
 

@@ -81,16 +81,13 @@ export function TokensPage() {
       setEditing(undefined);
       return `Saved “${settings.name}”.`;
     });
-  // The gateway never re-enables a token (a new one is made instead): disabling is for good.
-  const disable = (token: TokenView) => {
-    if (!confirm(`Disable “${token.name}” for good? Make a new token to use again.`)) return;
-    void act(async () => {
+  const setDisabled = (token: TokenView, disabled: boolean) =>
+    act(async () => {
       await callApi('PATCH', `/api/dashboard/tokens/${encodeURIComponent(token.id)}`, {
-        disabled: true,
+        disabled,
       });
-      return `Disabled “${token.name}”.`;
+      return `${disabled ? 'Disabled' : 'Enabled'} “${token.name}”.`;
     });
-  };
   const rotate = (token: TokenView) => {
     if (!confirm(`Rotate “${token.name}”? Its current secret stops working at once.`)) return;
     void act(async () => {
@@ -197,17 +194,15 @@ export function TokensPage() {
                     >
                       Rotate
                     </button>
-                    {token.disabledAt === null && (
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`Disable ${token.name}`}
-                        disabled={busy}
-                        onClick={() => disable(token)}
-                      >
-                        Disable
-                      </button>
-                    )}
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`${token.disabledAt === null ? 'Disable' : 'Enable'} ${token.name}`}
+                      disabled={busy}
+                      onClick={() => void setDisabled(token, token.disabledAt === null)}
+                    >
+                      {token.disabledAt === null ? 'Disable' : 'Enable'}
+                    </button>
                     <button
                       type="button"
                       class="danger"
