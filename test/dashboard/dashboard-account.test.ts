@@ -94,7 +94,7 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
 
   it('creates a token whose secret is shown once and kept nowhere after the dialog closes', async () => {
     const { page } = signedIn;
-    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('link', { name: 'Tokens', exact: true }).click();
     await page.getByRole('heading', { name: 'Tokens' }).waitFor();
     await page.getByRole('button', { name: 'New token' }).click();
     await page.getByLabel('Name', { exact: true }).fill('laptop');
@@ -120,7 +120,7 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     const record = await settledUsageRecord(bed.gateway, accountId);
     expect(record.cost).toBeGreaterThan(0);
 
-    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
     const table = page.getByTestId('usage-table');
     const row = table.getByRole('row', { name: new RegExp(dashboardModel) });
     await row.waitFor();
@@ -134,7 +134,7 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     expect(await csvResponse.text()).toContain(formatCredits(record.cost));
     await bed.screenshot(page, 'usage-desktop');
 
-    await page.getByRole('link', { name: 'Requests' }).click();
+    await page.getByRole('link', { name: 'Requests', exact: true }).click();
     const log = page.getByTestId('requests-table');
     await log.getByText(record.requestId).waitFor();
     expect(await log.textContent()).toContain(shownCredits(record.cost));
@@ -143,11 +143,11 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
 
   it('sets a budget the next call exceeds, and that call is refused', async () => {
     const { page } = signedIn;
-    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('link', { name: 'Tokens', exact: true }).click();
     await page.getByRole('button', { name: 'Edit laptop' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Credits per period').fill('0.000001');
-    await dialog.getByLabel('Period').selectOption('daily');
+    await dialog.getByLabel('Period', { exact: true }).selectOption('daily');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByText('Saved “laptop”.').waitFor();
@@ -208,7 +208,7 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
       source: 'image_result',
       body: Readable.from([Buffer.from('remember the milk')]),
     });
-    await page.getByRole('link', { name: 'Files' }).click();
+    await page.getByRole('link', { name: 'Files', exact: true }).click();
     const row = page.getByRole('row', { name: /notes\.txt/ });
     await row.waitFor();
     await bed.screenshot(page, 'files-desktop');

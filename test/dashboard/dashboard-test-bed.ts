@@ -104,6 +104,8 @@ export async function startDashboardTestBed(port: number): Promise<DashboardTest
     },
     async newPage(viewport = desktopViewport) {
       const context = await browser.newContext({ viewport });
+      // Shorter than a test's own timeout, so a failure names the element it waited for.
+      context.setDefaultTimeout(8000);
       const page = await context.newPage();
       const problems: string[] = [];
       page.on('pageerror', (error) => problems.push(`script error: ${error.message}`));
