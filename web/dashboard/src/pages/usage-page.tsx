@@ -7,6 +7,9 @@ import { showCredits, showNumber } from '../format-values.ts';
 import { useLoad } from '../use-load.ts';
 import { lastDays, periodBounds, periodSteps, type UsagePeriod } from '../usage-period.ts';
 
+/** Axis ticks of small amounts stay apart: 0.00012, 0.00014, … rather than 0.0001 twice. */
+const chartCredits = new Intl.NumberFormat('en', { maximumSignificantDigits: 3 });
+
 const presets = [
   { label: 'Today', days: 1 },
   { label: '7 days', days: 7 },
@@ -157,7 +160,7 @@ function UsageCharts(props: { report: UsageReport; period: UsagePeriod; model: s
           label="Credits spent per model over time"
           times={times}
           series={[...credits].map(([label, values]) => ({ label, values }))}
-          format={(value) => value.toFixed(value < 1 ? 4 : 2)}
+          format={(value) => chartCredits.format(value)}
         />
       </figure>
       <figure>
