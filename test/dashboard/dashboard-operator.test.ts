@@ -72,7 +72,11 @@ describeWithChromium('dashboard: an operator in Chromium', () => {
     const table = page.getByTestId('routing-table');
     const row = table.getByRole('row', { name: new RegExp(dashboardModel) });
     await row.waitFor();
-    expect(await row.textContent()).toContain(`${dashboardModel}-upstream`);
+    const cells = await row.getByRole('cell').allTextContents();
+    expect(cells).toContain(`chat/${dashboardModel}-upstream`);
+    expect(cells).toContain('healthy');
+    // Calls 1, failures 0 (failures arrive per class and are summed).
+    expect(cells.slice(-3, -1)).toEqual(['1', '0']);
     await bed.screenshot(page, 'operator-routing-desktop');
   });
 

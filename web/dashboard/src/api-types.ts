@@ -188,7 +188,13 @@ export interface RoutingTarget {
   until: string | null;
   in_flight: number;
   ttfb_ms: number | null;
-  counters: { calls: number; failures: number; cooldowns: number; circuit_opens: number };
+  counters: {
+    calls: number;
+    /** Failures by class (rate limited, server error, timeout, …). */
+    failures: Record<string, number>;
+    cooldowns: number;
+    circuit_opens: number;
+  };
 }
 
 export interface RoutingOverview {

@@ -4,6 +4,14 @@ import { LoadState, Page, TableScroll } from '../components/page.tsx';
 import { showNumber, showTime } from '../format-values.ts';
 import { useLoad } from '../use-load.ts';
 
+/** The total, and each class that failed: "3 (rate_limited 2, server_error 1)". */
+function showFailures(failures: Record<string, number>): string {
+  const failed = Object.entries(failures).filter(([, count]) => count > 0);
+  const total = failed.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return '0';
+  return `${showNumber(total)} (${failed.map(([name, count]) => `${name} ${count}`).join(', ')})`;
+}
+
 /** Operators: each model's deployments and keys, and whether the router is using them. */
 export function OperatorRoutingPage() {
   const routing = useLoad(
@@ -47,7 +55,7 @@ export function OperatorRoutingPage() {
                     <td>{target.until === null ? '' : showTime(target.until)}</td>
                     <td class="number">{showNumber(target.in_flight)}</td>
                     <td class="number">{showNumber(target.counters.calls)}</td>
-                    <td class="number">{showNumber(target.counters.failures)}</td>
+                    <td class="number">{showFailures(target.counters.failures)}</td>
                     <td class="number">
                       {target.ttfb_ms === null ? '' : `${showNumber(target.ttfb_ms)} ms`}
                     </td>
