@@ -101,6 +101,7 @@ function AccountCredits(props: { account: AccountRow; onChanged: () => void }) {
   const [kind, setKind] = useState<'grant' | 'adjust'>('grant');
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
+  const [allowNegative, setAllowNegative] = useState(false);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ kind: 'error' | 'success'; text: string }>();
   const ledger = useLoad(
@@ -122,6 +123,7 @@ function AccountCredits(props: { account: AccountRow; onChanged: () => void }) {
           kind,
           amount: amount.trim(),
           reason: reason.trim(),
+          ...(kind === 'adjust' && allowNegative ? { allow_negative: true } : {}),
         },
       );
       setOutcome({
@@ -184,6 +186,16 @@ function AccountCredits(props: { account: AccountRow; onChanged: () => void }) {
             onInput={(event) => setReason((event.target as HTMLInputElement).value)}
           />
         </label>
+        {kind === 'adjust' && (
+          <label class="checkbox">
+            <input
+              type="checkbox"
+              checked={allowNegative}
+              onChange={(event) => setAllowNegative((event.target as HTMLInputElement).checked)}
+            />
+            May take the balance below zero
+          </label>
+        )}
         <button type="submit" disabled={busy}>
           {kind === 'grant' ? 'Grant credits' : 'Adjust credits'}
         </button>
