@@ -219,6 +219,26 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     expect(await bed.gateway.storage.getAsset(accountId, asset.id)).toBeUndefined();
   });
 
+  it('previews a cleanup of selected files, then runs it', async () => {
+    const { page } = signedIn;
+    const asset = await bed.gateway.storage.storeAsset({
+      accountId,
+      name: 'old-draft.txt',
+      contentType: 'text/plain',
+      source: 'image_result',
+      body: Readable.from([Buffer.from('first draft')]),
+    });
+    await page.reload();
+    await page.getByLabel('Select old-draft.txt').check();
+    await page.getByRole('button', { name: 'Preview cleanup' }).click();
+    await page.getByText('Would delete 1 file(s)').waitFor();
+    expect(await bed.gateway.storage.getAsset(accountId, asset.id)).toBeDefined();
+    await page.getByRole('button', { name: 'Delete selected' }).click();
+    await page.getByText('Deleted 1 file(s)').waitFor();
+    await page.getByRole('row', { name: /old-draft\.txt/ }).waitFor({ state: 'detached' });
+    expect(await bed.gateway.storage.getAsset(accountId, asset.id)).toBeUndefined();
+  });
+
   it('shows the image jobs page', async () => {
     const { page } = signedIn;
     await page.getByRole('link', { name: 'Image jobs' }).click();
