@@ -306,4 +306,16 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     await bed.screenshot(page, 'signed-out-desktop');
     expect(signedIn.problems).toEqual([]);
   });
+
+  it('wrote no secret of the session into the gateway log', () => {
+    const log = bed.gateway.logs.join('\n');
+    const code = new URL(link).hash.slice('#code='.length);
+    // The sign-in and the token calls were logged, at trace level: none with a secret.
+    expect(log).toContain('/api/dashboard/session');
+    expect(log).toContain('/v1/chat/completions');
+    expect(log).not.toContain(code);
+    expect(log).not.toContain(secret);
+    expect(log).not.toMatch(clientTokenPattern);
+    expect(log).not.toContain('switchyard_session=');
+  });
 });
