@@ -133,6 +133,13 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     expect(csvResponse.status()).toBe(200);
     expect(await csvResponse.text()).toContain(formatCredits(record.cost));
     await bed.screenshot(page, 'usage-desktop');
+    // Today, by the hour: the same call, the same cost.
+    await page.getByRole('button', { name: 'Today' }).click();
+    await expect.poll(() => page.getByLabel('Step').inputValue()).toBe('hour');
+    await expect
+      .poll(async () => (await row.textContent()) ?? '')
+      .toContain(shownCredits(record.cost));
+    expect(await page.getByRole('alert').count()).toBe(0);
 
     await page.getByRole('link', { name: 'Requests', exact: true }).click();
     const log = page.getByTestId('requests-table');
