@@ -146,6 +146,13 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     await log.getByText(record.requestId).waitFor();
     expect(await log.textContent()).toContain(shownCredits(record.cost));
     await bed.screenshot(page, 'requests-desktop');
+    await page.getByLabel('Model').fill('no-such-model');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('No requests match.').waitFor();
+    await page.getByLabel('Model').fill(dashboardModel);
+    await page.getByLabel('Status').fill('200');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByTestId('requests-table').getByText(record.requestId).waitFor();
   });
 
   it('sets a budget the next call exceeds, and that call is refused', async () => {
