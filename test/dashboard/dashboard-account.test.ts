@@ -15,7 +15,7 @@ import {
 } from './dashboard-test-bed.ts';
 import { describeWithChromium } from './require-chromium.ts';
 
-/** Ports 18200–18299 belong to this suite's machine share; the operator suite uses another. */
+/** A fixed port (the sign-in link names it); the operator suite has its own. */
 const port = 18211;
 
 function chat(origin: string, token: string) {

@@ -1,4 +1,4 @@
-/** Display helpers. Money arrives as exact decimal strings and is never recomputed in floats. */
+/** How values read on the pages. Money arrives as exact decimal strings, never recomputed in floats. */
 
 /** "12.500000" → "12.50"; keeps every digit that is not a trailing zero past the cents. */
 export function showCredits(credits: string): string {
