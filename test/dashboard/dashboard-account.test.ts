@@ -15,9 +15,6 @@ import {
 } from './dashboard-test-bed.ts';
 import { describeWithChromium } from './require-chromium.ts';
 
-/** A fixed port (the sign-in link names it); the operator suite has its own. */
-const port = 18211;
-
 function chat(origin: string, token: string) {
   return request(`${origin}/v1/chat/completions`, {
     method: 'POST',
@@ -42,7 +39,7 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
   let link: string;
 
   beforeAll(async () => {
-    bed = await startDashboardTestBed(port);
+    bed = await startDashboardTestBed();
     const account = await bed.gateway.operator.createAccount({
       name: 'Ada Lovelace',
       isAdmin: false,

@@ -9,8 +9,6 @@ import {
 } from './dashboard-test-bed.ts';
 import { describeWithChromium } from './require-chromium.ts';
 
-const port = 18212;
-
 describeWithChromium('dashboard: an operator in Chromium', () => {
   let bed: DashboardTestBed;
   let operatorId: string;
@@ -18,7 +16,7 @@ describeWithChromium('dashboard: an operator in Chromium', () => {
   let signedIn: BrowserPage;
 
   beforeAll(async () => {
-    bed = await startDashboardTestBed(port);
+    bed = await startDashboardTestBed();
     operatorId = (await bed.gateway.operator.createAccount({ name: 'Operations', isAdmin: true }))
       .id;
     customerId = (

@@ -54,27 +54,26 @@ export interface DashboardTestBed {
 }
 
 /**
- * The dashboard's pages built into a folder of their own, a gateway serving them on `port` (with
- * a fake upstream and file storage), and Chromium.
+ * The dashboard's pages built into a folder of their own, a gateway serving them on a port the
+ * system picks (with a fake upstream and file storage), and Chromium.
  */
-export async function startDashboardTestBed(port: number): Promise<DashboardTestBed> {
+export async function startDashboardTestBed(): Promise<DashboardTestBed> {
   const pages = await mkdtemp(path.join(tmpdir(), 'switchyard-dashboard-pages-'));
   await promisify(execFile)(process.execPath, [
     path.join(repositoryRoot, 'scripts', 'build-dashboard.mjs'),
     `--outdir=${pages}`,
   ]);
   const fake = await startFakeUpstream();
-  const origin = `http://127.0.0.1:${port}`;
   const gateway = await startTestGateway(
     {
-      server: { publicBaseUrl: origin },
       providers: { chat: { kind: 'openai-chat', baseUrl: fake.url } },
       models: [testModel(dashboardModel, 'chat')],
       storage: {},
     },
     { dashboardDirectory: pages },
   );
-  await gateway.app.listen({ host: '127.0.0.1', port });
+  const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  const origin = new URL(address).origin;
   const browser = await chromium.launch({
     executablePath: chromiumPath,
     headless: true,
@@ -100,7 +99,9 @@ export async function startDashboardTestBed(port: number): Promise<DashboardTest
       if (response.statusCode !== 201 || body.url === undefined) {
         throw new Error(`no sign-in link: ${response.statusCode} ${JSON.stringify(body)}`);
       }
-      return body.url;
+      // The link names the configured base URL; the gateway listens where the system put it.
+      const link = new URL(body.url);
+      return `${origin}${link.pathname}${link.hash}`;
     },
     async newPage(viewport = desktopViewport) {
       const context = await browser.newContext({ viewport });

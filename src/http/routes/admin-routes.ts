@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { tokenInterfaces, type TokenInterface } from '../../auth/permissions.ts';
-import { formatCredits, parseCredits } from '../../billing/micro-credits.ts';
+import { readCreditAmount } from '../read-credit-amount.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import type { OperatorService } from '../../operator/operator-service.ts';
 import {
@@ -144,13 +144,7 @@ export async function adminRoutes(
         kind?: 'grant' | 'adjustment';
         allow_negative?: boolean;
       };
-      const amount = parseCredits(body.amount);
-      if (amount === undefined) {
-        throw new ApiError(
-          'invalid_request',
-          `amount must be a decimal number of credits with at most 6 decimals and at most ${formatCredits(Number.MAX_SAFE_INTEGER)} in size.`,
-        );
-      }
+      const amount = readCreditAmount(body.amount);
       const result = await operator.changeCredits({
         accountId,
         amount,

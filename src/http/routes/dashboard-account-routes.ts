@@ -4,15 +4,10 @@ import { Type } from 'typebox';
 import { formatCredits } from '../../billing/micro-credits.ts';
 import type { ImageJob } from '../../features/images/image-job-store.ts';
 import { presentBalance } from '../../operator/present-operator-records.ts';
-import {
-  presentUsageReport,
-  presentUsageRequest,
-  renderUsageCsv,
-  type UsageQueryText,
-} from '../../operator/usage-reports.ts';
+import { presentUsageRequest, type UsageQueryText } from '../../operator/usage-reports.ts';
 import type { DashboardRouteDependencies } from './dashboard-routes.ts';
 import { signedIn } from '../dashboard/signed-in.ts';
-import { usageQuery } from './usage-admin-routes.ts';
+import { sendUsageReport, usageQuery } from './usage-admin-routes.ts';
 
 const hidden = { hide: true };
 
@@ -78,14 +73,14 @@ export async function dashboardAccountRoutes(
     { schema: { ...hidden, querystring: accountUsageQuery } },
     async (request, reply) => {
       const query = request.query as UsageQueryText & { format?: 'json' | 'csv' };
-      const report = await operator.reportUsage({
-        ...query,
-        account: signedIn(request).account.id,
-      });
-      if (query.format === 'csv') {
-        return reply.type('text/csv; charset=utf-8').send(renderUsageCsv(report));
-      }
-      return presentUsageReport(report);
+      return sendUsageReport(
+        reply,
+        await operator.reportUsage({
+          ...query,
+          account: signedIn(request).account.id,
+        }),
+        query.format,
+      );
     },
   );
 

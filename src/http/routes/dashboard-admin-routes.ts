@@ -1,20 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 
-import { formatCredits, parseCredits } from '../../billing/micro-credits.ts';
+import { readCreditAmount } from '../read-credit-amount.ts';
 import { ApiError } from '../../canonical/generation-error.ts';
 import { readMainMetrics } from '../../dashboard/read-main-metrics.ts';
 import { presentBalance, presentLedgerEntry } from '../../operator/present-operator-records.ts';
-import {
-  presentUsageReport,
-  renderUsageCsv,
-  type UsageQueryText,
-} from '../../operator/usage-reports.ts';
+import { type UsageQueryText } from '../../operator/usage-reports.ts';
 import { describeRouting } from '../../routing/describe-routing.ts';
 import { presentRoutingOverview } from '../present-routing-overview.ts';
 import type { DashboardRouteDependencies } from './dashboard-routes.ts';
 import { signedIn } from '../dashboard/signed-in.ts';
-import { usageQuery } from './usage-admin-routes.ts';
+import { sendUsageReport, usageQuery } from './usage-admin-routes.ts';
 
 const hidden = { hide: true };
 
@@ -90,13 +86,7 @@ export async function dashboardAdminRoutes(
         reason: string;
         allow_negative?: boolean;
       };
-      const amount = parseCredits(body.amount);
-      if (amount === undefined) {
-        throw new ApiError(
-          'invalid_request',
-          `amount must be a decimal number of credits with at most 6 decimals and at most ${formatCredits(Number.MAX_SAFE_INTEGER)} in size.`,
-        );
-      }
+      const amount = readCreditAmount(body.amount);
       const result = await operator.changeCredits({
         accountId: account,
         amount,
@@ -145,11 +135,7 @@ export async function dashboardAdminRoutes(
     { schema: { ...hidden, querystring: usageQuery } },
     async (request, reply) => {
       const query = request.query as UsageQueryText & { account?: string; format?: 'json' | 'csv' };
-      const report = await operator.reportUsage(query);
-      if (query.format === 'csv') {
-        return reply.type('text/csv; charset=utf-8').send(renderUsageCsv(report));
-      }
-      return presentUsageReport(report);
+      return sendUsageReport(reply, await operator.reportUsage(query), query.format);
     },
   );
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import type { ApiKeyChanges } from '../../auth/api-key-store.ts';
@@ -13,6 +13,7 @@ import {
   presentUsageRequest,
   renderUsageCsv,
   type UsageQueryText,
+  type UsageReport,
 } from '../../operator/usage-reports.ts';
 
 export interface UsageAdminDependencies {
@@ -21,6 +22,16 @@ export interface UsageAdminDependencies {
 }
 
 const hidden = { hide: true };
+
+/** A usage report as JSON, or as CSV when the query asks for it. */
+export function sendUsageReport(
+  reply: FastifyReply,
+  report: UsageReport,
+  format: 'json' | 'csv' | undefined,
+) {
+  if (format === 'csv') return reply.type('text/csv; charset=utf-8').send(renderUsageCsv(report));
+  return reply.send(presentUsageReport(report));
+}
 
 /** Query values are strings; the use case parses and checks them (usage-reports.ts). */
 export const usageQuery = Type.Object(
@@ -124,11 +135,7 @@ export async function usageAdminRoutes(
     { schema: { ...hidden, querystring: usageQuery } },
     async (request, reply) => {
       const query = request.query as UsageQueryText & { account?: string; format?: 'json' | 'csv' };
-      const report = await operator.reportUsage(query);
-      if (query.format === 'csv') {
-        return reply.type('text/csv; charset=utf-8').send(renderUsageCsv(report));
-      }
-      return presentUsageReport(report);
+      return sendUsageReport(reply, await operator.reportUsage(query), query.format);
     },
   );
 

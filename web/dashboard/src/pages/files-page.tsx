@@ -7,6 +7,7 @@ import type {
   StorageSummary,
   StoredAsset,
 } from '../api-types.ts';
+import { CursorPager, useCursorStack } from '../components/cursor-pager.tsx';
 import { LoadState, Notice, Page, TableScroll } from '../components/page.tsx';
 import { showBytes, showNumber, showSeconds } from '../format-values.ts';
 import { useLoad } from '../use-load.ts';
@@ -16,8 +17,7 @@ const pageSize = 50;
 /** Stored files: quota and use, the list (download, delete), retention, cleanup. */
 export function FilesPage() {
   const [round, setRound] = useState(0);
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors.at(-1);
+  const { cursor, cursors, setCursors } = useCursorStack();
   const summary = useLoad(
     () => callApi<StorageSummary>('GET', '/api/dashboard/storage'),
     `summary ${round}`,
@@ -182,27 +182,11 @@ export function FilesPage() {
           </table>
         </TableScroll>
       )}
-      <div class="pager">
-        <button
-          type="button"
-          class="secondary"
-          disabled={cursors.length === 0}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={!(files.data?.has_more ?? false)}
-          onClick={() => {
-            const next = files.data?.next_cursor;
-            if (next !== undefined && next !== null) setCursors([...cursors, next]);
-          }}
-        >
-          Next page
-        </button>
-      </div>
+      <CursorPager
+        cursors={cursors}
+        setCursors={setCursors}
+        nextCursor={files.data?.has_more === true ? files.data.next_cursor : null}
+      />
       <h2>Cleanup</h2>
       <p>
         Delete the selected files at once ({selected.size} selected); protected files are skipped.

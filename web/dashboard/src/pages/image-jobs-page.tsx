@@ -1,6 +1,6 @@
-import { useState } from 'preact/hooks';
 import { callApi, queryString } from '../api-client.ts';
 import type { ImageJob, Page as ListPage } from '../api-types.ts';
+import { CursorPager, useCursorStack } from '../components/cursor-pager.tsx';
 import { LoadState, Notice, Page, TableScroll } from '../components/page.tsx';
 import { showTime } from '../format-values.ts';
 import { useLoad } from '../use-load.ts';
@@ -12,8 +12,7 @@ function jobError(error: ImageJob['error']): string {
 
 /** Image generation jobs of the account, newest first. */
 export function ImageJobsPage() {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const after = cursors.at(-1);
+  const { cursor: after, cursors, setCursors } = useCursorStack();
   const jobs = useLoad(
     () =>
       callApi<ListPage<ImageJob>>(
@@ -82,27 +81,11 @@ export function ImageJobsPage() {
           </table>
         </TableScroll>
       )}
-      <div class="pager">
-        <button
-          type="button"
-          class="secondary"
-          disabled={cursors.length === 0}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={!(jobs.data?.has_more ?? false)}
-          onClick={() => {
-            const next = jobs.data?.next_cursor;
-            if (next !== undefined && next !== null) setCursors([...cursors, next]);
-          }}
-        >
-          Next page
-        </button>
-      </div>
+      <CursorPager
+        cursors={cursors}
+        setCursors={setCursors}
+        nextCursor={jobs.data?.has_more === true ? jobs.data.next_cursor : null}
+      />
     </Page>
   );
 }

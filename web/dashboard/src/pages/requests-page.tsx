@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { callApi, queryString } from '../api-client.ts';
 import type { Page as ListPage, TokenView, UsageRequest } from '../api-types.ts';
+import { CursorPager, useCursorStack } from '../components/cursor-pager.tsx';
 import { LoadState, Page, TableScroll } from '../components/page.tsx';
 import { showCredits, showNumber, showTime } from '../format-values.ts';
 import { useLoad } from '../use-load.ts';
@@ -17,9 +18,7 @@ const pageSize = 50;
 export function RequestsPage() {
   const [filters, setFilters] = useState<RequestFilters>({ model: '', status: '', token: '' });
   const [draft, setDraft] = useState<RequestFilters>(filters);
-  // The cursors of the pages before this one, to go back; the last is this page's.
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors.at(-1);
+  const { cursor, cursors, setCursors } = useCursorStack();
   const tokens = useLoad(
     () => callApi<ListPage<TokenView>>('GET', '/api/dashboard/tokens'),
     'tokens',
@@ -115,24 +114,7 @@ export function RequestsPage() {
           </table>
         </TableScroll>
       )}
-      <div class="pager">
-        <button
-          type="button"
-          class="secondary"
-          disabled={cursors.length === 0}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={nextCursor === null}
-          onClick={() => nextCursor !== null && setCursors([...cursors, nextCursor])}
-        >
-          Next page
-        </button>
-      </div>
+      <CursorPager cursors={cursors} setCursors={setCursors} nextCursor={nextCursor} />
     </Page>
   );
 }
