@@ -274,6 +274,13 @@ async function startGateway(
   const accountId = printed.account?.id;
   if (typeof token !== 'string' || typeof accountId !== 'string')
     throw new Error(`bootstrap printed no token: ${stdout}`);
+  // Each image job reserves its results' worst case against the storage quota while it runs
+  // (docs/decisions/0117): room for every job of the image scenario at once, so none is refused.
+  await run(
+    process.execPath,
+    ['bin/switchyard.js', 'account', 'storage-quota', accountId, '100GiB'],
+    { cwd: root, env: { ...process.env, ...env }, timeout: 30_000 },
+  );
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
   // As `npm start` runs it: the build, on plain Node.
   await run(process.execPath, ['scripts/build-gateway.mjs'], { cwd: root, timeout: 60_000 });

@@ -70,6 +70,8 @@ export async function measureImageJobs(
   const rss = sampleRss(targets.gateway.pid);
   const started = performance.now();
   const run = Date.now().toString(36);
+  // Submissions answered without a job, by status: a failed run says why.
+  const refusals = new Map<number, number>();
   const outcomes = await Promise.all(
     Array.from({ length: jobs }, async (_, index) => {
       const created = await call(`${base}/v1/images/generations`, token, {
@@ -78,7 +80,10 @@ export async function measureImageJobs(
         body: { model: IMAGE_MODEL_ID, prompt: `bench image ${index}`, source: 'credits' },
       });
       const id = created.body.id;
-      if (id === undefined) return 'failed';
+      if (id === undefined) {
+        refusals.set(created.status, (refusals.get(created.status) ?? 0) + 1);
+        return 'failed';
+      }
       let status = created.body.status;
       while (status === 'queued' || status === 'running') {
         await new Promise((resolve) => setTimeout(resolve, 250));
@@ -109,7 +114,11 @@ export async function measureImageJobs(
   };
   log(
     `image-jobs: ${succeeded}/${jobs} succeeded in ${seconds.toFixed(2)} s (${result.jobsPerSecond.toFixed(1)} jobs/s, upstream ${IMAGE_JOB_MS} ms each), ` +
-      `peak RSS ${peakRssMb.toFixed(0)} MB, charged ${result.chargedMicro} µcredits of ${expectedChargeMicro} expected: ${result.exact ? 'exact' : 'NOT EXACT'}`,
+      `peak RSS ${peakRssMb.toFixed(0)} MB, ` +
+      (refusals.size === 0
+        ? ''
+        : `submissions refused (status: count) ${[...refusals].map(([status, count]) => `${status}: ${count}`).join(', ')}, `) +
+      `charged ${result.chargedMicro} µcredits of ${expectedChargeMicro} expected: ${result.exact ? 'exact' : 'NOT EXACT'}`,
   );
   return result;
 }
