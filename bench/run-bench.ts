@@ -210,7 +210,7 @@ async function main(): Promise<number> {
         measured.set(key, [...(measured.get(key) ?? []), measure]);
         log(
           `round ${round} ${scenario.id.padEnd(22)} ${target.padEnd(7)} ${measure.requestsPerSecond.toFixed(0).padStart(6)} req/s ` +
-            `${measure.cpuMicrosPerRequest.toFixed(0).padStart(6)} µs/req ${measure.peakRssMb.toFixed(0).padStart(4)} MB` +
+            `${measure.cpuMicrosPerRequest.toFixed(0).padStart(6)} µs/req (user ${(measure.userMicrosPerRequest ?? Number.NaN).toFixed(0)}) ${measure.peakRssMb.toFixed(0).padStart(4)} MB` +
             (measure.failures ? ` ${measure.failures} failures` : ''),
         );
       }

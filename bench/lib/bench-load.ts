@@ -6,7 +6,7 @@
 import autocannon, { type AutocannonOptions } from 'autocannon';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { cpuMicros, sampleRss } from './bench-process.ts';
+import { cpuTimes, sampleRss } from './bench-process.ts';
 import { runWrk } from './run-wrk.ts';
 import type { WrkResult, WrkSpec } from './run-wrk.ts';
 
@@ -60,6 +60,11 @@ export interface LoadMeasure {
   p50SingleMs?: number;
   p99SingleMs?: number;
   cpuMicrosPerRequest: number;
+  /**
+   * The user-space part of `cpuMicrosPerRequest` (utime); the rest is the kernel's work for the
+   * process (stime: system calls, the network). Undefined in results written before it was kept.
+   */
+  userMicrosPerRequest?: number;
   peakRssMb: number;
   rssGrowthMb: number;
   failures: number;
@@ -159,9 +164,9 @@ const cannon = (spec: LoadSpec, connections: number, durationSeconds: number) =>
 export async function measureLoad(spec: LoadSpec): Promise<LoadMeasure> {
   if (spec.warmupSeconds > 0) await cannon(spec, spec.connections, spec.warmupSeconds);
   const sampler = sampleRss(spec.pid);
-  const cpuBefore = cpuMicros(spec.pid);
+  const cpuBefore = cpuTimes(spec.pid);
   const loaded = await cannon(spec, spec.connections, spec.durationSeconds);
-  const cpuAfter = cpuMicros(spec.pid);
+  const cpuAfter = cpuTimes(spec.pid);
   const rss = sampler.stop();
   const completed = loaded.completed;
   let single;
@@ -172,7 +177,11 @@ export async function measureLoad(spec: LoadSpec): Promise<LoadMeasure> {
     p50Ms: loaded.p50Ms,
     p99Ms: loaded.p99Ms,
     ...(single ? { p50SingleMs: single.p50, p99SingleMs: single.p99 } : {}),
-    cpuMicrosPerRequest: completed > 0 ? (cpuAfter - cpuBefore) / completed : Number.NaN,
+    cpuMicrosPerRequest:
+      completed > 0
+        ? (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / completed
+        : Number.NaN,
+    userMicrosPerRequest: completed > 0 ? (cpuAfter.user - cpuBefore.user) / completed : Number.NaN,
     peakRssMb: rss.peakKb / 1024,
     rssGrowthMb: (rss.lastKb - rss.firstKb) / 1024,
     failures: loaded.failures + (single?.failures ?? 0),

@@ -135,12 +135,20 @@ try {
   // Linux default
 }
 
-/** utime + stime of a process in microseconds (proc(5): fields 14 and 15 of /proc/<pid>/stat). */
-export function cpuMicros(pid: number): number {
+/** utime and stime of a process in microseconds (proc(5): fields 14 and 15 of /proc/<pid>/stat). */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1_000_000) / clockTicks;
+  return {
+    user: (Number(fields[11]) * 1_000_000) / clockTicks,
+    system: (Number(fields[12]) * 1_000_000) / clockTicks,
+  };
+}
+
+/** utime + stime of a process in microseconds. */
+export function cpuMicros(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 /** Resident set size in kB (VmRSS in /proc/<pid>/status), 0 when the process is gone. */

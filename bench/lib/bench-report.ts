@@ -72,6 +72,9 @@ export function medianMeasure(rounds: LoadMeasure[]): LoadMeasure {
       ? { p50SingleMs: of((m) => m.p50SingleMs), p99SingleMs: of((m) => m.p99SingleMs) }
       : {}),
     cpuMicrosPerRequest: of((m) => m.cpuMicrosPerRequest),
+    ...(rounds.some((m) => m.userMicrosPerRequest !== undefined)
+      ? { userMicrosPerRequest: of((m) => m.userMicrosPerRequest) }
+      : {}),
     peakRssMb: Math.max(...rounds.map((m) => m.peakRssMb)),
     rssGrowthMb: of((m) => m.rssGrowthMb),
     failures: rounds.reduce((sum, m) => sum + m.failures, 0),
@@ -285,6 +288,7 @@ export function renderReport(
       'p50 ms 1c',
       'p99 ms 1c',
       'CPU µs/req',
+      'user µs/req',
       'peak RSS MB',
       'fail',
     ],
@@ -297,6 +301,7 @@ export function renderReport(
       fixed(m.p50SingleMs),
       fixed(m.p99SingleMs),
       fixed(m.cpuMicrosPerRequest, 0),
+      fixed(m.userMicrosPerRequest, 0),
       fixed(m.peakRssMb, 0),
       String(m.failures),
     ]),

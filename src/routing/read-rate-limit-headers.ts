@@ -21,10 +21,28 @@ export function parseResetDuration(text: string): number | undefined {
   );
 }
 
+/**
+ * Each counter's header names, spelled out once: names built per answer cost a string
+ * concatenation and a hash each before the lookup, on every answer of every upstream.
+ */
+const counterHeaders = (
+  names: string[],
+  remaining: (counter: string) => string,
+  reset: (counter: string) => string,
+) => names.map((counter) => ({ remaining: remaining(counter), reset: reset(counter) }));
+
 /** Anthropic's counters (requests, tokens, input-tokens, output-tokens) reset at an RFC 3339 time. */
-const anthropicCounters = ['requests', 'tokens', 'input-tokens', 'output-tokens'];
+const anthropicCounters = counterHeaders(
+  ['requests', 'tokens', 'input-tokens', 'output-tokens'],
+  (counter) => `anthropic-ratelimit-${counter}-remaining`,
+  (counter) => `anthropic-ratelimit-${counter}-reset`,
+);
 /** OpenAI's (and Azure's, and most compatible servers') counters reset after a duration. */
-const openaiCounters = ['requests', 'tokens'];
+const openaiCounters = counterHeaders(
+  ['requests', 'tokens'],
+  (counter) => `x-ratelimit-remaining-${counter}`,
+  (counter) => `x-ratelimit-reset-${counter}`,
+);
 
 /**
  * When a counter the upstream reports on an answer is used up (`remaining` 0): the latest reset
@@ -34,13 +52,13 @@ const openaiCounters = ['requests', 'tokens'];
 export function readExhaustedUntil(headers: Headers, now: number): number {
   let until = 0;
   for (const counter of anthropicCounters) {
-    if (header(headers, `anthropic-ratelimit-${counter}-remaining`) !== '0') continue;
-    const reset = Date.parse(header(headers, `anthropic-ratelimit-${counter}-reset`) ?? '');
+    if (header(headers, counter.remaining) !== '0') continue;
+    const reset = Date.parse(header(headers, counter.reset) ?? '');
     if (!Number.isNaN(reset)) until = Math.max(until, reset);
   }
   for (const counter of openaiCounters) {
-    if (header(headers, `x-ratelimit-remaining-${counter}`) !== '0') continue;
-    const reset = parseResetDuration(header(headers, `x-ratelimit-reset-${counter}`) ?? '');
+    if (header(headers, counter.remaining) !== '0') continue;
+    const reset = parseResetDuration(header(headers, counter.reset) ?? '');
     if (reset !== undefined) until = Math.max(until, now + reset);
   }
   return until > now ? until : 0;
