@@ -105,8 +105,18 @@ export class SecondCounts {
     this.#total -= this.#amounts[slot] as number;
     this.#seconds[slot] = Number.NEGATIVE_INFINITY;
     this.#amounts[slot] = 0;
-    if (second === this.#newest) this.#newest = Math.max(...this.#seconds);
+    if (second === this.#newest) this.#newest = newestOf(this.#seconds);
   }
+}
+
+/** The largest second a slot holds (a loop: spreading a typed array into Math.max copies it). */
+function newestOf(seconds: Float64Array): number {
+  let newest = Number.NEGATIVE_INFINITY;
+  for (let slot = 0; slot < seconds.length; slot++) {
+    const second = seconds[slot] as number;
+    if (second > newest) newest = second;
+  }
+  return newest;
 }
 
 function slotOf(second: number): number {
