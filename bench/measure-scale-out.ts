@@ -13,12 +13,12 @@
  * the gateways' CPU per call (from /proc), Redis commands and PostgreSQL transactions per call,
  * and the usage table's bytes per row. Needs PostgreSQL and Redis as the tests do.
  */
-import { readFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 
 import autocannon from 'autocannon';
 import pg from 'pg';
 
+import { cpuMicros } from './lib/bench-process.ts';
 import { postgresConnectionString } from '../test/support/isolated-test-stores.ts';
 import { startScaleOutSet } from '../test/scale-out/scale-out-set.ts';
 
@@ -33,12 +33,6 @@ const seconds = option('seconds', 10);
 const accountCount = option('accounts', 100);
 // The example allows 60 calls a minute per token: enough tokens that none runs out.
 const tokenCount = option('tokens', 200);
-
-/** A process's user and system CPU time so far, in microseconds (clock ticks of 10 ms). */
-function cpuMicros(pid: number): number {
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
 
 /** One port in front of the processes: each new connection goes to the next one in turn. */
 async function startBalancer(ports: number[]): Promise<{ server: Server; url: string }> {

@@ -24,25 +24,19 @@ export function parseResetDuration(text: string): number | undefined {
 /**
  * Each counter's header names, spelled out once: names built per answer cost a string
  * concatenation and a hash each before the lookup, on every answer of every upstream.
+ * Anthropic's counters (requests, tokens, input-tokens, output-tokens) reset at an RFC 3339 time.
  */
-const counterHeaders = (
-  names: string[],
-  remaining: (counter: string) => string,
-  reset: (counter: string) => string,
-) => names.map((counter) => ({ remaining: remaining(counter), reset: reset(counter) }));
-
-/** Anthropic's counters (requests, tokens, input-tokens, output-tokens) reset at an RFC 3339 time. */
-const anthropicCounters = counterHeaders(
-  ['requests', 'tokens', 'input-tokens', 'output-tokens'],
-  (counter) => `anthropic-ratelimit-${counter}-remaining`,
-  (counter) => `anthropic-ratelimit-${counter}-reset`,
+const anthropicCounters = ['requests', 'tokens', 'input-tokens', 'output-tokens'].map(
+  (counter) => ({
+    remaining: `anthropic-ratelimit-${counter}-remaining`,
+    reset: `anthropic-ratelimit-${counter}-reset`,
+  }),
 );
 /** OpenAI's (and Azure's, and most compatible servers') counters reset after a duration. */
-const openaiCounters = counterHeaders(
-  ['requests', 'tokens'],
-  (counter) => `x-ratelimit-remaining-${counter}`,
-  (counter) => `x-ratelimit-reset-${counter}`,
-);
+const openaiCounters = ['requests', 'tokens'].map((counter) => ({
+  remaining: `x-ratelimit-remaining-${counter}`,
+  reset: `x-ratelimit-reset-${counter}`,
+}));
 
 /**
  * When a counter the upstream reports on an answer is used up (`remaining` 0): the latest reset

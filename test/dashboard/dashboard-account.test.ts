@@ -58,6 +58,16 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
     await bed?.close();
   });
 
+  /** A small file in the account's storage, as an image job's result would leave it. */
+  const storeTextFile = (name: string, text: string) =>
+    bed.gateway.storage.storeAsset({
+      accountId,
+      name,
+      contentType: 'text/plain',
+      source: 'image_result',
+      body: Readable.from([Buffer.from(text)]),
+    });
+
   it('signs in with a link, removes its code from the address bar and shows the balance', async () => {
     const { page } = signedIn;
     link = await bed.signInLink(accountId);
@@ -212,13 +222,7 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
 
   it('deletes a stored file', async () => {
     const { page } = signedIn;
-    const asset = await bed.gateway.storage.storeAsset({
-      accountId,
-      name: 'notes.txt',
-      contentType: 'text/plain',
-      source: 'image_result',
-      body: Readable.from([Buffer.from('remember the milk')]),
-    });
+    const asset = await storeTextFile('notes.txt', 'remember the milk');
     await page.getByRole('link', { name: 'Files', exact: true }).click();
     const row = page.getByRole('row', { name: /notes\.txt/ });
     await row.waitFor();
@@ -232,13 +236,7 @@ describeWithChromium('dashboard: an account holder in Chromium', () => {
 
   it('previews a cleanup of selected files, then runs it', async () => {
     const { page } = signedIn;
-    const asset = await bed.gateway.storage.storeAsset({
-      accountId,
-      name: 'old-draft.txt',
-      contentType: 'text/plain',
-      source: 'image_result',
-      body: Readable.from([Buffer.from('first draft')]),
-    });
+    const asset = await storeTextFile('old-draft.txt', 'first draft');
     await page.reload();
     await page.getByLabel('Select old-draft.txt').check();
     await page.getByRole('button', { name: 'Preview cleanup' }).click();
