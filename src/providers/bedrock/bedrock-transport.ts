@@ -1,4 +1,3 @@
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { UpstreamKey } from '../../catalog/upstream-key.ts';
 import type { TextProviderConfig } from '../../config/config-schema.ts';
 import {
@@ -38,7 +37,8 @@ export function bedrockPath(upstreamModel: string, operation: string): string {
  * The AWS environment's credentials: the variables given to the gateway when they hold a key
  * pair, else the rest of the Node.js provider chain (`AWS_PROFILE` and the shared files, SSO, web
  * identity, container and instance roles), which memoizes what it finds and fetches temporary
- * credentials again before they expire.
+ * credentials again before they expire. The chain's package is loaded on the first call that needs
+ * it: a gateway given a key pair, or no Bedrock provider, never holds it (docs/decisions/0177).
  */
 function environmentCredentials(env: NodeJS.ProcessEnv): AwsCredentialProvider {
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
@@ -48,7 +48,13 @@ function environmentCredentials(env: NodeJS.ProcessEnv): AwsCredentialProvider {
     const credentials = { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
     return () => Promise.resolve(credentials);
   }
-  return defaultProvider(env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {});
+  let chain: Promise<AwsCredentialProvider> | undefined;
+  return async () => {
+    chain ??= import('@aws-sdk/credential-provider-node').then(({ defaultProvider }) =>
+      defaultProvider(env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {}),
+    );
+    return (await chain)();
+  };
 }
 
 /**

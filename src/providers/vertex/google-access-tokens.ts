@@ -1,4 +1,4 @@
-import { JWT } from 'google-auth-library';
+import type { JWT } from 'google-auth-library';
 
 import {
   GoogleServiceAccountError,
@@ -84,7 +84,7 @@ export class GoogleAccessTokens {
     let client = this.#clients.get(secret);
     if (client === undefined) {
       client = readGoogleServiceAccount(secret, this.#readKeyFile).then(
-        (account) => this.#createClient(account),
+        async (account) => this.#createClient(account, await loadJwt()),
         (error: unknown) => {
           // An unreadable key is read again by the next call (the file may be fixed meanwhile).
           this.#clients.delete(secret);
@@ -98,8 +98,8 @@ export class GoogleAccessTokens {
     return client;
   }
 
-  #createClient(account: GoogleServiceAccount): JWT {
-    const client = new JWT({
+  #createClient(account: GoogleServiceAccount, Jwt: typeof JWT): JWT {
+    const client = new Jwt({
       email: account.clientEmail,
       key: account.privateKey,
       ...(account.privateKeyId !== undefined ? { keyId: account.privateKeyId } : {}),
@@ -116,6 +116,16 @@ export class GoogleAccessTokens {
     });
     return client;
   }
+}
+
+/**
+ * Google's auth library, loaded when the first service account key is used: a gateway without a
+ * `vertex` provider never holds it (docs/decisions/0177).
+ */
+let jwtClass: Promise<typeof JWT> | undefined;
+function loadJwt(): Promise<typeof JWT> {
+  jwtClass ??= import('google-auth-library').then((library) => library.JWT);
+  return jwtClass;
 }
 
 function describeExchangeFailure(error: unknown): GoogleTokenError {
