@@ -14,8 +14,6 @@ RUN scripts/build-image-root.sh /image
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
   MALLOC_ARENA_MAX=2 \
-  MALLOC_MMAP_THRESHOLD_=131072 \
-  MALLOC_TRIM_THRESHOLD_=131072 \
   HOST=0.0.0.0 \
   PORT=8080 \
   SWITCHYARD_DATA_DIR=/var/lib/switchyard

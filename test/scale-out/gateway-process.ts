@@ -73,13 +73,7 @@ export class GatewayProcess {
     );
     const child = spawn(process.execPath, [...nodeFlags, this.#entry], {
       cwd: root,
-      env: {
-        ...inherited,
-        MALLOC_ARENA_MAX: '2',
-        MALLOC_MMAP_THRESHOLD_: '131072',
-        MALLOC_TRIM_THRESHOLD_: '131072',
-        ...this.#environment,
-      },
+      env: { ...inherited, MALLOC_ARENA_MAX: '2', ...this.#environment },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;
