@@ -3,7 +3,7 @@ import type { SurfaceEvent } from '../surfaces/surface-codec.ts';
 
 /** One SSE frame for a surface event; chat's `[DONE]` goes raw (it is not JSON). */
 export function serializeSurfaceEvent(event: SurfaceEvent): string {
-  const data = event.data === '[DONE]' ? '[DONE]' : JSON.stringify(event.data);
+  const data = event.json ?? (event.data === '[DONE]' ? '[DONE]' : JSON.stringify(event.data));
   return event.event === undefined
     ? `data: ${data}\n\n`
     : `event: ${event.event}\ndata: ${data}\n\n`;

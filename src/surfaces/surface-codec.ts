@@ -39,6 +39,11 @@ export interface SurfaceEncodeContext {
 export interface SurfaceEvent {
   event?: string;
   data: unknown;
+  /**
+   * `data` already written as JSON.stringify writes it, by an encoder that writes its frequent
+   * events from a template (shared/json-string-template.ts); the SSE frame takes it as it is.
+   */
+  json?: string;
 }
 
 export interface SurfaceStreamEncoder {

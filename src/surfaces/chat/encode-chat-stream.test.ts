@@ -127,6 +127,26 @@ function encodeAll(parts: StreamPart[], includeUsage: boolean): SurfaceEvent[] {
 }
 
 describe('createChatStreamEncoder', () => {
+  it('writes its text and reasoning chunks from a template exactly as JSON.stringify would', () => {
+    const tricky = ['Say "hi"', 'a\\b\n', '✓ 🚀', '\u2028', '</script>'];
+    const events = encodeAll(
+      [
+        { type: 'response-start' },
+        { type: 'reasoning-start', id: 'r', provider: 'anthropic' },
+        ...tricky.map((delta): StreamPart => ({ type: 'reasoning-delta', id: 'r', delta })),
+        { type: 'reasoning-end', id: 'r' },
+        { type: 'text-start', id: 't' },
+        ...tricky.map((delta): StreamPart => ({ type: 'text-delta', id: 't', delta })),
+        { type: 'text-end', id: 't' },
+        { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+      ],
+      true,
+    );
+    const written = events.filter((event) => event.json !== undefined);
+    expect(written).toHaveLength(2 * tricky.length);
+    for (const event of written) expect(event.json).toBe(JSON.stringify(event.data));
+  });
+
   it('renders a stream that chat clients accumulate into the right message', () => {
     const accumulated = accumulateLikeChatClients(encodeAll(toolCallStream, true));
     expect(accumulated).toEqual({

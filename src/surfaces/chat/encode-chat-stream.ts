@@ -1,5 +1,6 @@
 import { ApiError, renderErrorBody } from '../../canonical/generation-error.ts';
 import { assertNever, type StreamPart } from '../../canonical/stream-part.ts';
+import { jsonStringTemplate } from '../../shared/json-string-template.ts';
 import type { SurfaceEncodeContext, SurfaceEvent, SurfaceStreamEncoder } from '../surface-codec.ts';
 import type { ChatStreamEncoderOptions } from './chat-stream-encoder-options.ts';
 import { renderChatFinishReason, type ChatFinishReason } from './render-chat-finish-reason.ts';
@@ -39,6 +40,13 @@ export function createChatStreamEncoder(
   });
   const deltaChunk = (delta: ChatDelta, finishReason: ChatFinishReason | null = null) =>
     chunk([{ index: 0, delta, logprobs: null, finish_reason: finishReason }]);
+  // Most chunks of an answer are one of these two; each differs from the last only in its text.
+  const textJson = jsonStringTemplate((text) => deltaChunk({ content: text }).data);
+  const reasoningJson = jsonStringTemplate((text) => deltaChunk({ reasoning_content: text }).data);
+  const written = (event: SurfaceEvent, json: string): SurfaceEvent => {
+    event.json = json;
+    return event;
+  };
 
   /** Prefixes the role chunk before the first content, whatever part comes first. */
   const withStart = (events: SurfaceEvent[]): SurfaceEvent[] => {
@@ -52,9 +60,15 @@ export function createChatStreamEncoder(
       case 'response-start':
         return withStart([]);
       case 'text-delta':
-        return part.delta === '' ? [] : withStart([deltaChunk({ content: part.delta })]);
+        return part.delta === ''
+          ? []
+          : withStart([written(deltaChunk({ content: part.delta }), textJson(part.delta))]);
       case 'reasoning-delta':
-        return part.delta === '' ? [] : withStart([deltaChunk({ reasoning_content: part.delta })]);
+        return part.delta === ''
+          ? []
+          : withStart([
+              written(deltaChunk({ reasoning_content: part.delta }), reasoningJson(part.delta)),
+            ]);
       case 'tool-input-start': {
         const index = toolIndexes.size;
         toolIndexes.set(part.id, index);

@@ -38,6 +38,34 @@ const finish = (
 });
 
 describe('createMessagesStreamEncoder', () => {
+  it('writes its string deltas from a template per block exactly as JSON.stringify would', () => {
+    const tricky = ['Say "hi"', 'a\\b\n', '✓ 🚀', '\u2028', '</script>'];
+    const events = encodeAll([
+      { type: 'response-start' },
+      { type: 'reasoning-start', id: 'r', provider: 'anthropic' },
+      ...tricky.map((delta): StreamPart => ({ type: 'reasoning-delta', id: 'r', delta })),
+      { type: 'reasoning-end', id: 'r', signature: 'sig' },
+      { type: 'text-start', id: 't' },
+      ...tricky.map((delta): StreamPart => ({ type: 'text-delta', id: 't', delta })),
+      { type: 'text-end', id: 't' },
+      { type: 'tool-input-start', id: 'call_a', toolName: 'get_weather' },
+      { type: 'tool-input-start', id: 'call_b', toolName: 'get_time' },
+      { type: 'tool-input-delta', id: 'call_a', delta: '{"city":' },
+      { type: 'tool-input-delta', id: 'call_b', delta: '{"zone":"Europe/' },
+      { type: 'tool-input-delta', id: 'call_a', delta: '"Oslo"}' },
+      { type: 'tool-input-end', id: 'call_a' },
+      { type: 'tool-input-delta', id: 'call_b', delta: 'Oslo"}' },
+      { type: 'tool-input-end', id: 'call_b' },
+      finish('tool_calls', 'tool-calls'),
+    ]);
+    const written = events.filter((event) => event.json !== undefined);
+    expect(written).toHaveLength(2 * tricky.length + 4);
+    for (const event of written) expect(event.json).toBe(JSON.stringify(event.data));
+    expect(new Set(written.map((event) => (event.data as { index: number }).index))).toEqual(
+      new Set([0, 1, 2, 3]),
+    );
+  });
+
   it('renders text with the prompt size in message_start and cumulative usage in message_delta', () => {
     const events = encodeAll([
       { type: 'response-start', id: 'upstream-id', usage: startUsage },

@@ -7,6 +7,7 @@ import { mapMessagesStopReason } from './map-messages-stop-reason.ts';
 import { encodeOpenAIReasoningSignature } from './messages-openai-reasoning-signature.ts';
 import { encodeGoogleReasoningToken } from '../google-reasoning-token.ts';
 import { renderMessagesUsage } from './render-messages-usage.ts';
+import { jsonStringTemplate } from '../../shared/json-string-template.ts';
 
 type IndexedEvent = (index: number) => SurfaceEvent;
 
@@ -37,6 +38,9 @@ const deltaEvent =
     data: { type: 'content_block_delta', index, delta },
   });
 
+/** The deltas that carry one string each, the bulk of a stream. */
+type StringDelta = 'text_delta' | 'thinking_delta' | 'input_json_delta';
+
 const stopEvent: IndexedEvent = (index) => ({
   event: 'content_block_stop',
   data: { type: 'content_block_stop', index },
@@ -63,6 +67,22 @@ export function createMessagesStreamEncoder(
   const waiting: Block[] = [];
   const blocks = new Map<string, Block>();
   let out: SurfaceEvent[] = [];
+  // A block's deltas differ from the one before only in their string: each kind is written from a
+  // template per block index (shared/json-string-template.ts), most of a stream's events.
+  const templates = new Map<string, (text: string) => string>();
+  const stringDelta =
+    (type: StringDelta, field: string, text: string): IndexedEvent =>
+    (index) => {
+      const event = deltaEvent({ type, [field]: text })(index);
+      const key = `${index}:${type}`;
+      let write = templates.get(key);
+      if (write === undefined) {
+        write = jsonStringTemplate((hole) => deltaEvent({ type, [field]: hole })(index).data);
+        templates.set(key, write);
+      }
+      event.json = write(text);
+      return event;
+    };
 
   function messageStart(usage: Usage | undefined): void {
     if (started) return;
@@ -149,7 +169,7 @@ export function createMessagesStreamEncoder(
         });
         return;
       case 'text-delta':
-        emit(`text:${part.id}`, deltaEvent({ type: 'text_delta', text: part.delta }));
+        emit(`text:${part.id}`, stringDelta('text_delta', 'text', part.delta));
         return;
       case 'text-end':
         close(`text:${part.id}`);
@@ -177,7 +197,7 @@ export function createMessagesStreamEncoder(
         const block = blocks.get(key);
         if (block?.openai) block.openai.text += part.delta;
         if (block?.google) block.google.text += part.delta;
-        if (!omitThinking) emit(key, deltaEvent({ type: 'thinking_delta', thinking: part.delta }));
+        if (!omitThinking) emit(key, stringDelta('thinking_delta', 'thinking', part.delta));
         return;
       }
       case 'reasoning-end': {
@@ -212,7 +232,7 @@ export function createMessagesStreamEncoder(
         });
         return;
       case 'tool-input-delta':
-        emit(`tool:${part.id}`, deltaEvent({ type: 'input_json_delta', partial_json: part.delta }));
+        emit(`tool:${part.id}`, stringDelta('input_json_delta', 'partial_json', part.delta));
         return;
       case 'tool-input-end':
         close(`tool:${part.id}`);
