@@ -37,6 +37,18 @@ const finish = (
   usage: finalUsage,
 });
 
+/** Two tool calls whose parts interleave: the second one's wait while the first is on the wire. */
+const parallelToolCalls: StreamPart[] = [
+  { type: 'tool-input-start', id: 'call_a', toolName: 'get_weather' },
+  { type: 'tool-input-start', id: 'call_b', toolName: 'get_time' },
+  { type: 'tool-input-delta', id: 'call_a', delta: '{"city":' },
+  { type: 'tool-input-delta', id: 'call_b', delta: '{"zone":"Europe/' },
+  { type: 'tool-input-delta', id: 'call_a', delta: '"Oslo"}' },
+  { type: 'tool-input-delta', id: 'call_b', delta: 'Oslo"}' },
+  { type: 'tool-input-end', id: 'call_b' },
+  { type: 'tool-input-end', id: 'call_a' },
+];
+
 describe('createMessagesStreamEncoder', () => {
   it('writes its string deltas from a template per block exactly as JSON.stringify would', () => {
     const tricky = ['Say "hi"', 'a\\b\n', '✓ 🚀', '\u2028', '</script>'];
@@ -48,14 +60,7 @@ describe('createMessagesStreamEncoder', () => {
       { type: 'text-start', id: 't' },
       ...tricky.map((delta): StreamPart => ({ type: 'text-delta', id: 't', delta })),
       { type: 'text-end', id: 't' },
-      { type: 'tool-input-start', id: 'call_a', toolName: 'get_weather' },
-      { type: 'tool-input-start', id: 'call_b', toolName: 'get_time' },
-      { type: 'tool-input-delta', id: 'call_a', delta: '{"city":' },
-      { type: 'tool-input-delta', id: 'call_b', delta: '{"zone":"Europe/' },
-      { type: 'tool-input-delta', id: 'call_a', delta: '"Oslo"}' },
-      { type: 'tool-input-end', id: 'call_a' },
-      { type: 'tool-input-delta', id: 'call_b', delta: 'Oslo"}' },
-      { type: 'tool-input-end', id: 'call_b' },
+      ...parallelToolCalls,
       finish('tool_calls', 'tool-calls'),
     ]);
     const written = events.filter((event) => event.json !== undefined);
@@ -143,14 +148,7 @@ describe('createMessagesStreamEncoder', () => {
       { type: 'text-start', id: 't' },
       { type: 'text-delta', id: 't', delta: 'Calling.' },
       { type: 'text-end', id: 't' },
-      { type: 'tool-input-start', id: 'call_a', toolName: 'get_weather' },
-      { type: 'tool-input-start', id: 'call_b', toolName: 'get_time' },
-      { type: 'tool-input-delta', id: 'call_a', delta: '{"city":' },
-      { type: 'tool-input-delta', id: 'call_b', delta: '{"zone":"Europe/' },
-      { type: 'tool-input-delta', id: 'call_a', delta: '"Oslo"}' },
-      { type: 'tool-input-delta', id: 'call_b', delta: 'Oslo"}' },
-      { type: 'tool-input-end', id: 'call_b' },
-      { type: 'tool-input-end', id: 'call_a' },
+      ...parallelToolCalls,
       finish('tool_calls', 'tool-calls'),
     ]);
     const { message } = accumulateMessagesStream(events);
