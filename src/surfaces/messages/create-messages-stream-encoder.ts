@@ -38,8 +38,13 @@ const deltaEvent =
     data: { type: 'content_block_delta', index, delta },
   });
 
-/** The deltas that carry one string each, the bulk of a stream. */
-type StringDelta = 'text_delta' | 'thinking_delta' | 'input_json_delta';
+/** The deltas that carry one string each, the bulk of a stream, and the member that holds it. */
+const stringField = {
+  text_delta: 'text',
+  thinking_delta: 'thinking',
+  input_json_delta: 'partial_json',
+} as const;
+type StringDelta = keyof typeof stringField;
 
 const stopEvent: IndexedEvent = (index) => ({
   event: 'content_block_stop',
@@ -71,8 +76,9 @@ export function createMessagesStreamEncoder(
   // template per block index (shared/json-string-template.ts), most of a stream's events.
   const templates = new Map<string, (text: string) => string>();
   const stringDelta =
-    (type: StringDelta, field: string, text: string): IndexedEvent =>
+    (type: StringDelta, text: string): IndexedEvent =>
     (index) => {
+      const field = stringField[type];
       const event = deltaEvent({ type, [field]: text })(index);
       const key = `${index}:${type}`;
       let write = templates.get(key);
@@ -169,7 +175,7 @@ export function createMessagesStreamEncoder(
         });
         return;
       case 'text-delta':
-        emit(`text:${part.id}`, stringDelta('text_delta', 'text', part.delta));
+        emit(`text:${part.id}`, stringDelta('text_delta', part.delta));
         return;
       case 'text-end':
         close(`text:${part.id}`);
@@ -197,7 +203,7 @@ export function createMessagesStreamEncoder(
         const block = blocks.get(key);
         if (block?.openai) block.openai.text += part.delta;
         if (block?.google) block.google.text += part.delta;
-        if (!omitThinking) emit(key, stringDelta('thinking_delta', 'thinking', part.delta));
+        if (!omitThinking) emit(key, stringDelta('thinking_delta', part.delta));
         return;
       }
       case 'reasoning-end': {
@@ -232,7 +238,7 @@ export function createMessagesStreamEncoder(
         });
         return;
       case 'tool-input-delta':
-        emit(`tool:${part.id}`, stringDelta('input_json_delta', 'partial_json', part.delta));
+        emit(`tool:${part.id}`, stringDelta('input_json_delta', part.delta));
         return;
       case 'tool-input-end':
         close(`tool:${part.id}`);
