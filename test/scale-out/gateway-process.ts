@@ -11,6 +11,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The flags `npm start` and the systemd unit of docs/deployment.md run the build with. */
 const nodeFlags = [
+  '--min-semi-space-size=8',
   '--max-semi-space-size=8',
   '--v8-pool-size=1',
   '--heap-growing-percent=50',
