@@ -126,6 +126,24 @@ function readFromOutside<Row>(query: string, ...parameters: unknown[]): Row[] {
   }
 }
 
+/** The hourly rollups as they are, and as the usage records in the file add up. */
+function rollupsAndRecordSums(): { rollups: unknown[]; sums: unknown[] } {
+  const columns = 'requests, input_tokens, input_cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost';
+  const keys = 'account_id, hour, api_key_id, model, deployment';
+  return {
+    rollups: readFromOutside(`select ${keys}, ${columns} from usage_rollups order by ${keys}`),
+    sums: readFromOutside(
+      `select ${keys}, ${columns} from (select account_id, created_at - created_at % 3600000 as hour,
+         api_key_id, model, coalesce(deployment, '') as deployment, count(*) as requests,
+         sum(input_tokens) as input_tokens, sum(input_cache_read_tokens) as input_cache_read_tokens,
+         sum(input_cache_write_5m_tokens + input_cache_write_1h_tokens) as cache_write_tokens,
+         sum(output_tokens) as output_tokens, sum(reasoning_tokens) as reasoning_tokens,
+         sum(cost) as cost
+       from usage_records group by 1, 2, 3, 4, 5) order by ${keys}`,
+    ),
+  };
+}
+
 describe('SQLite store owned by the gateway process', () => {
   it('refuses a second gateway process on the same file and names the one that holds it', async () => {
     await open();
@@ -287,6 +305,93 @@ describe('SQLite store owned by the gateway process', () => {
     expect(readFromOutside('select balance from balances where account_id = ?', accountId)).toEqual(
       [{ balance: 0 }],
     );
+  });
+
+  it('adds each commit to the hourly rollups once per hour and keys, as its records add up', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 1_000);
+    const hour = 3_600_000;
+    const base = Math.floor(Date.now() / hour) * hour - 5 * hour;
+    const at = (createdAt: number, changes: Partial<UsageRecord> = {}): UsageRecord => ({
+      ...usageRecord(accountId, 7),
+      createdAt,
+      inputCacheReadTokens: 2,
+      inputCacheWrite5mTokens: 3,
+      inputCacheWrite1hTokens: 4,
+      reasoningTokens: 1,
+      ...changes,
+    });
+    // An earlier commit leaves a row the next one adds to.
+    await store.usage.recordUsage(at(base + 10));
+
+    const hold = { id: uniqueId('hold'), accountId, amount: 900, expiresAt: Date.now() + 60_000 };
+    expect(await store.ledger.placeHold(hold)).toBe(true);
+    const settledAt = (createdAt: number): Settlement => {
+      const call = settlement(hold, 5_000);
+      return { ...call, record: { ...call.record, model: 'settled', createdAt } };
+    };
+    const group = [
+      store.usage.recordUsage(at(base + 20)),
+      store.usage.recordUsage(at(base + hour - 1, { outputTokens: 11 })),
+      store.usage.recordUsage(at(base + hour, { model: 'other' })),
+      store.usage.recordUsage(at(base + 30, { deployment: null })),
+      store.usage.recordUsage(at(base + 40, { apiKeyId: 'another-key', cost: 0 })),
+      // Costs more than the account has: the rollup sums what it charged, like the record.
+      store.ledger.settle(settledAt(base + 50)),
+    ];
+    await Promise.all(group);
+    const { rollups, sums } = rollupsAndRecordSums();
+    expect(rollups).toEqual(sums);
+    expect(rollups).toContainEqual({
+      account_id: accountId,
+      hour: base,
+      api_key_id: 'key',
+      model: 'model',
+      deployment: 'provider/model',
+      requests: 3,
+      input_tokens: 30,
+      input_cache_read_tokens: 2 * 3,
+      cache_write_tokens: 7 * 3,
+      output_tokens: 5 + 5 + 11,
+      reasoning_tokens: 3,
+      cost: 7 * 3,
+    });
+    expect(rollups).toContainEqual(
+      expect.objectContaining({ hour: base, model: 'settled', requests: 1, cost: 1_000 }),
+    );
+  });
+
+  it('keeps the rollups equal to the records when a failed group is retried write by write', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 1_000);
+    const writes = [
+      store.usage.recordUsage(usageRecord(accountId, 3)),
+      store.usage.recordUsage(usageRecord(uniqueId('no-such-account'), 1)),
+      store.usage.recordUsage(usageRecord(accountId, 4)),
+    ];
+    const results = await Promise.allSettled(writes);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const { rollups, sums } = rollupsAndRecordSums();
+    expect(rollups).toEqual(sums);
+    expect(rollups).toMatchObject([{ account_id: accountId, requests: 2, cost: 7 }]);
+  });
+
+  it('adds to the rollups from another process writing through the durable store', async () => {
+    const store = await open();
+    const accountId = await fundedAccount(store, 1_000);
+    await store.usage.recordUsage(usageRecord(accountId, 5));
+    const cli = await openSqliteStore({ path: file });
+    try {
+      await cli.usage.recordUsage(usageRecord(accountId, 6));
+      const hold = { id: uniqueId('hold'), accountId, amount: 100, expiresAt: Date.now() + 60_000 };
+      expect(await cli.ledger.placeHold(hold)).toBe(true);
+      expect(await cli.ledger.settle(settlement(hold, 40))).toEqual({ charged: 40, shortfall: 0 });
+    } finally {
+      await cli.close();
+    }
+    const { rollups, sums } = rollupsAndRecordSums();
+    expect(rollups).toEqual(sums);
+    expect(rollups).toMatchObject([{ account_id: accountId, requests: 3, cost: 5 + 6 + 40 }]);
   });
 
   it('commits a stored response in the group commit of the request path', async () => {
