@@ -128,7 +128,8 @@ function readFromOutside<Row>(query: string, ...parameters: unknown[]): Row[] {
 
 /** The hourly rollups as they are, and as the usage records in the file add up. */
 function rollupsAndRecordSums(): { rollups: unknown[]; sums: unknown[] } {
-  const columns = 'requests, input_tokens, input_cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost';
+  const columns =
+    'requests, input_tokens, input_cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost';
   const keys = 'account_id, hour, api_key_id, model, deployment';
   return {
     rollups: readFromOutside(`select ${keys}, ${columns} from usage_rollups order by ${keys}`),
