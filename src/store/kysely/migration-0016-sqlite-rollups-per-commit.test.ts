@@ -6,9 +6,9 @@ import {
   describeOnBothEngines,
   type MigrationDatabase,
 } from '../../../test/support/migration-databases.ts';
-import type { StoreDialect } from './kysely-database.ts';
+import type { Database, StoreDialect } from './kysely-database.ts';
 
-async function insertRecord(database: Kysely<unknown>, requestId: string): Promise<void> {
+async function insertRecord(database: Kysely<Database>, requestId: string): Promise<void> {
   await sql`insert into usage_records (request_id, account_id, api_key_id, surface, model,
       deployment, input_tokens, input_cache_read_tokens, input_cache_write_5m_tokens,
       input_cache_write_1h_tokens, output_tokens, reasoning_tokens, cost, shortfall, latency_ms,
@@ -17,7 +17,7 @@ async function insertRecord(database: Kysely<unknown>, requestId: string): Promi
       'ok', 200, 3600005)`.execute(database);
 }
 
-async function rolledUpRequests(database: Kysely<unknown>): Promise<number[]> {
+async function rolledUpRequests(database: Kysely<Database>): Promise<number[]> {
   const rows = await sql<{ requests: number | string }>`
     select requests from usage_rollups`.execute(database);
   return rows.rows.map((row) => Number(row.requests));
