@@ -3,7 +3,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { capSettlementCharge } from '../../billing/cap-settlement-charge.ts';
 import type { Settlement, SettlementResult } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
-import { UsageRollupSums, usageRollupUpsert } from '../kysely/usage-rollup-sums.ts';
+import { UsageRollupSums, usageRollupUpsert } from './usage-rollup-sums.ts';
 
 /**
  * One settled call (CreditLedger.settle): the balance change and its usage record, which is also
@@ -67,7 +67,8 @@ const retryAfterMilliseconds = 1_000;
  * its write is as durable as before.
  *
  * The records' hourly sums (`usage_rollups`) are added up per commit and written once per hour
- * and keys in the same transaction, instead of once per record (docs/decisions/0179).
+ * and keys in the same transaction; the records are marked `rolled_up`, so the trigger that adds
+ * every other writer's records one by one leaves them alone (docs/decisions/0179).
  *
  * Until then the charges are counted by `pendingCharge`, so a hold placed in between sees the
  * balance they will leave. A transient failure (busy, disk full, I/O) keeps everything queued and
@@ -111,8 +112,9 @@ export class SqliteBillingWrites {
       `insert into usage_records (request_id, account_id, api_key_id, surface, model, deployment,
          input_tokens, input_cache_read_tokens, input_cache_write_5m_tokens,
          input_cache_write_1h_tokens, output_tokens, reasoning_tokens, cost, shortfall,
-         settlement_id, charge_reason, latency_ms, first_token_ms, outcome, status, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         settlement_id, charge_reason, latency_ms, first_token_ms, outcome, status, created_at,
+         rolled_up)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
     );
     this.#addToRollup = connection.prepare(usageRollupUpsert);
     this.#selectLanded = connection.prepare<[string], LandedRow>(

@@ -1,8 +1,3 @@
-import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
-
-import type { Database } from './kysely-database.ts';
-
 /** The columns of a rollup row, in the order the upsert below takes them. */
 const rolledUpColumns = `account_id, hour, api_key_id, model, deployment, requests, input_tokens,
   input_cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost`;
@@ -17,7 +12,7 @@ const addToExisting = `on conflict (account_id, hour, api_key_id, model, deploym
   reasoning_tokens = usage_rollups.reasoning_tokens + excluded.reasoning_tokens,
   cost = usage_rollups.cost + excluded.cost`;
 
-/** The upsert with positional parameters, for a prepared better-sqlite3 statement. */
+/** The upsert of one summed row, with positional parameters (`UsageRollupSums.rows`). */
 export const usageRollupUpsert = `insert into usage_rollups (${rolledUpColumns})
   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${addToExisting}`;
 
@@ -54,10 +49,11 @@ type RollupRow = [
 ];
 
 /**
- * The hourly sums (`usage_rollups`) of the usage records one SQLite transaction writes, added up
- * in memory and written once per hour and keys when it commits. On SQLite the writer adds them
- * (docs/decisions/0179); on PostgreSQL a trigger does. `cost` is what the record was inserted
- * with (the charge, for a settlement). A missing deployment is '' (a key column cannot be null).
+ * The hourly sums (`usage_rollups`) of the usage records one group commit writes, added up in
+ * memory and written once per hour and keys in the same transaction (docs/decisions/0179); the
+ * records say so (`rolled_up`), which keeps the rollup trigger off them. `cost` is what the
+ * record was inserted with (the charge, for a settlement), as the trigger sums it. A missing
+ * deployment is '' (a key column cannot be null).
  */
 export class UsageRollupSums {
   readonly #rows = new Map<string, RollupRow>();
@@ -97,13 +93,5 @@ export class UsageRollupSums {
   /** Each summed row, as the parameters of `usageRollupUpsert`. */
   rows(): IterableIterator<RollupRow> {
     return this.#rows.values();
-  }
-
-  /** Writes the sums through Kysely (inside the caller's transaction, when it passes one). */
-  async write(database: Kysely<Database>): Promise<void> {
-    for (const row of this.rows()) {
-      await sql`insert into usage_rollups (${sql.raw(rolledUpColumns)})
-        values (${sql.join(row)}) ${sql.raw(addToExisting)}`.execute(database);
-    }
   }
 }
