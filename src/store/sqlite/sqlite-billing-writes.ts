@@ -3,7 +3,6 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { capSettlementCharge } from '../../billing/cap-settlement-charge.ts';
 import type { Settlement, SettlementResult } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
-import { UsageRollupSums, usageRollupUpsert } from './usage-rollup-sums.ts';
 
 /**
  * One settled call (CreditLedger.settle): the balance change and its usage record, which is also
@@ -66,10 +65,6 @@ const retryAfterMilliseconds = 1_000;
  * each caller's promise resolves once its write is committed, so a caller that awaits it knows
  * its write is as durable as before.
  *
- * The records' hourly sums (`usage_rollups`) are added up per commit and written once per hour
- * and keys in the same transaction; the records are marked `rolled_up`, so the trigger that adds
- * every other writer's records one by one leaves them alone (docs/decisions/0179).
- *
  * Until then the charges are counted by `pendingCharge`, so a hold placed in between sees the
  * balance they will leave. A transient failure (busy, disk full, I/O) keeps everything queued and
  * retries; a write that fails for any other reason is retried on its own, so one bad write fails
@@ -84,7 +79,6 @@ const retryAfterMilliseconds = 1_000;
 export class SqliteBillingWrites {
   readonly #chargeBalance: BetterSqlite3.Statement;
   readonly #insertRecord: BetterSqlite3.Statement;
-  readonly #addToRollup: BetterSqlite3.Statement;
   readonly #selectLanded: BetterSqlite3.Statement<[string], LandedRow>;
   readonly #readBalance: BetterSqlite3.Statement<[string], BalanceRow>;
   readonly #writeAll: (writes: QueuedWrite[]) => Committed;
@@ -112,11 +106,9 @@ export class SqliteBillingWrites {
       `insert into usage_records (request_id, account_id, api_key_id, surface, model, deployment,
          input_tokens, input_cache_read_tokens, input_cache_write_5m_tokens,
          input_cache_write_1h_tokens, output_tokens, reasoning_tokens, cost, shortfall,
-         settlement_id, charge_reason, latency_ms, first_token_ms, outcome, status, created_at,
-         rolled_up)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+         settlement_id, charge_reason, latency_ms, first_token_ms, outcome, status, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.#addToRollup = connection.prepare(usageRollupUpsert);
     this.#selectLanded = connection.prepare<[string], LandedRow>(
       'select cost, shortfall from usage_records where settlement_id = ?',
     );
@@ -125,16 +117,12 @@ export class SqliteBillingWrites {
       .safeIntegers(true);
     this.#writeAll = connection.transaction((writes: QueuedWrite[]) => {
       const available = new Map<string, number>();
-      const rollups = new UsageRollupSums();
-      for (const write of writes) this.#run(write, available, rollups);
-      this.#writeRollups(rollups);
+      for (const write of writes) this.#run(write, available);
       return this.#chargeBalances(available, writes);
     });
     this.#writeOne = connection.transaction((write: QueuedWrite) => {
       const available = new Map<string, number>();
-      const rollups = new UsageRollupSums();
-      this.#run(write, available, rollups);
-      this.#writeRollups(rollups);
+      this.#run(write, available);
       return this.#chargeBalances(available, [write]);
     });
   }
@@ -308,10 +296,10 @@ export class SqliteBillingWrites {
    * settlement's `basis` minus what this process committed since, another process took or granted
    * credits, and what the settlement covers moves by as much.
    */
-  #run(write: QueuedWrite, available: Map<string, number>, rollups: UsageRollupSums): void {
+  #run(write: QueuedWrite, available: Map<string, number>): void {
     if (write.kind === 'record') {
       const { record } = write;
-      return this.#runRecord(rollups, record, null, null, record.cost, record.shortfall);
+      return this.#runRecord(record, null, null, record.cost, record.shortfall);
     }
     if (write.kind === 'other') {
       write.result = write.write();
@@ -326,7 +314,6 @@ export class SqliteBillingWrites {
     const result = capSettlementCharge(settlement.cost, settlement.coverable - taken);
     write.result = result;
     this.#runRecord(
-      rollups,
       settlement.record,
       settlement.id,
       result.charged > 0 ? settlement.reason : null,
@@ -350,13 +337,7 @@ export class SqliteBillingWrites {
     return { available, charged };
   }
 
-  /** One upsert per hour and keys of the records this commit wrote, however many they are. */
-  #writeRollups(rollups: UsageRollupSums): void {
-    for (const row of rollups.rows()) this.#addToRollup.run(row);
-  }
-
   #runRecord(
-    rollups: UsageRollupSums,
     record: Omit<UsageRecord, 'cost' | 'shortfall'>,
     settlementId: string | null,
     chargeReason: string | null,
@@ -387,7 +368,6 @@ export class SqliteBillingWrites {
       record.status,
       record.createdAt,
     );
-    rollups.add(record, cost);
   }
 }
 
