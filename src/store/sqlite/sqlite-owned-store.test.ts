@@ -308,7 +308,7 @@ describe('SQLite store owned by the gateway process', () => {
     );
   });
 
-  it('adds each commit to the hourly rollups once per hour and keys, as its records add up', async () => {
+  it("keeps the hourly rollups equal to a group commit's records across hours, keys and a capped charge", async () => {
     const store = await open();
     const accountId = await fundedAccount(store, 1_000);
     const hour = 3_600_000;
