@@ -7,16 +7,12 @@ import { promisify } from 'node:util';
 
 import { request } from 'undici';
 
+import { startScriptNodeFlags } from '../support/start-script-flags.ts';
+
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The flags `npm start` and the systemd unit of docs/deployment.md run the build with. */
-const nodeFlags = [
-  '--min-semi-space-size=8',
-  '--max-semi-space-size=8',
-  '--v8-pool-size=1',
-  '--heap-growing-percent=50',
-  '--liftoff-only',
-];
+const nodeFlags = startScriptNodeFlags();
 
 /**
  * Builds the gateway as `npm run build` does, into a folder of the run's own under `dist/` (so no
