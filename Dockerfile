@@ -27,4 +27,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The flags of `npm start` (docs/operations.md, "Running"). Node is PID 1 and the gateway handles
 # SIGTERM itself, so `docker stop` drains in-flight requests (docs/operations.md, "Shutdown").
-CMD ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "--v8-pool-size=1", "--heap-growing-percent=50", "--liftoff-only", "dist/main.js"]
+CMD ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "--v8-pool-size=1", "--heap-growing-percent=50", "--liftoff-only", "--no-allocation-site-pretenuring", "dist/main.js"]

@@ -21,7 +21,7 @@ mkdir -p "$work/data"
   cd "$work/app"
   exec env -i PATH="$PATH" HOME="$work" NODE_ENV=production MALLOC_ARENA_MAX=2 \
     HOST=127.0.0.1 PORT="$port" SWITCHYARD_DATA_DIR="$work/data" \
-    node --min-semi-space-size=8 --max-semi-space-size=8 --v8-pool-size=1 --heap-growing-percent=50 --liftoff-only dist/main.js
+    node --min-semi-space-size=8 --max-semi-space-size=8 --v8-pool-size=1 --heap-growing-percent=50 --liftoff-only --no-allocation-site-pretenuring dist/main.js
 ) >"$work/gateway.log" 2>&1 &
 pid=$!
 
