@@ -28,16 +28,44 @@ async function loadCount(
  * deployments is held for the largest, since any of them may answer. The counts of a prompt's
  * texts are remembered (prompt-tokenizers.ts), so a conversation's resent turns cost a lookup.
  */
-export async function boundPromptTokens(
+export function boundPromptTokens(
   body: Record<string, unknown>,
   model: CatalogModel,
   tokenizers: PromptTokenizers | undefined,
+): number | Promise<number> {
+  const measures = new Set<PromptMeasure>();
+  for (const deployment of model.deployments) {
+    if (deployment.tokenizer === undefined || tokenizers === undefined) {
+      measures.add(byteBound);
+      continue;
+    }
+    const ready = tokenizers.ready(deployment.tokenizer);
+    // A tokenizer still to load: the bound waits for it (loadCount); every later call is counted
+    // here without a turn of the event loop.
+    if (ready === undefined) return boundAfterLoading(body, model, tokenizers);
+    measures.add(tokenizerCount(ready));
+  }
+  return largestMeasure(body, model, measures);
+}
+
+async function boundAfterLoading(
+  body: Record<string, unknown>,
+  model: CatalogModel,
+  tokenizers: PromptTokenizers,
 ): Promise<number> {
   const measures = new Set<PromptMeasure>();
   for (const deployment of model.deployments) {
     const count = await loadCount(deployment, tokenizers);
     measures.add(count === undefined ? byteBound : tokenizerCount(count));
   }
+  return largestMeasure(body, model, measures);
+}
+
+function largestMeasure(
+  body: Record<string, unknown>,
+  model: CatalogModel,
+  measures: Set<PromptMeasure>,
+): number {
   if (measures.has(byteBound)) return measurePrompt(body, byteBound, model.contextWindow);
   let largest = 0;
   for (const measure of measures) {

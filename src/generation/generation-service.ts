@@ -257,9 +257,14 @@ export class GenerationService {
     this.#dependencies = dependencies;
   }
 
-  async generate(input: GenerationInput): Promise<GenerationReply> {
+  generate(input: GenerationInput): Promise<GenerationReply> {
     const hook = input.turnHook ?? this.#dependencies.turnHooks?.[input.surface.name];
-    const turn = await hook?.prepare(input);
+    // A surface without a turn hook (chat, messages) goes straight to the call.
+    return hook === undefined ? this.#generate(input) : this.#generateTurn(input, hook);
+  }
+
+  async #generateTurn(input: GenerationInput, hook: GenerationTurnHook): Promise<GenerationReply> {
+    const turn = await hook.prepare(input);
     if (turn === undefined) return this.#generate(input);
     const reply = await this.#generate(
       copyWith(input, { body: turn.body, bodyBytes: turn.bodyBytes }),
@@ -306,11 +311,12 @@ export class GenerationService {
     const fallbacks = this.#fallbackModels(model, principal, surface.name, body);
     const legs: Leg[] = [first];
 
-    const prompt = await boundPromptTokens(
+    const bounded = boundPromptTokens(
       body,
       fallbacks.length === 0 ? model : widestWindow(model, fallbacks),
       this.#dependencies.promptTokenizers,
     );
+    const prompt = typeof bounded === 'number' ? bounded : await bounded;
     const spent: { target: RoutingTarget | undefined } = { target: undefined };
     const { router, observer } = this.#dependencies;
     const startedAt = this.#dependencies.now();

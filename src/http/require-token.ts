@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import { readCredential } from '../auth/authenticator.ts';
 import type { Permission, TokenInterface } from '../auth/permissions.ts';
@@ -16,17 +16,29 @@ declare module 'fastify' {
  * request without any credential passes unauthenticated (the public model list), but a credential
  * that is sent must be valid. A null
  * permission admits any valid token of the interface (docs/decisions/0051).
+ *
+ * A token whose lookup is cached passes at once (`Authenticator.admitCached`); any other waits
+ * for `authenticate`, which also decides every refusal.
  */
 export function requireToken(
   authenticator: Authenticator,
   permission: Permission | null,
   options: { interface?: TokenInterface; optional?: boolean; now?: () => number } = {},
-): onRequestAsyncHookHandler {
+): (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void {
   const requirement = { permission, interface: options.interface ?? 'credits' };
   const now = options.now ?? Date.now;
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
+  return function authenticate(request, _reply, done) {
     const token = readCredential(request.headers);
-    if (token === undefined && options.optional === true) return;
-    request.principal = await authenticator.authenticate(token, requirement, now());
+    if (token === undefined && options.optional === true) return done();
+    const at = now();
+    const known = authenticator.admitCached(token, requirement, at);
+    if (known !== undefined) {
+      request.principal = known;
+      return done();
+    }
+    authenticator.authenticate(token, requirement, at).then((principal) => {
+      request.principal = principal;
+      done();
+    }, done);
   };
 }
