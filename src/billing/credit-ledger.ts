@@ -85,6 +85,12 @@ export interface CreditLedger {
    */
   placeHold(hold: Hold): Promise<boolean>;
   /**
+   * `placeHold` decided at once, for a ledger that keeps its holds in this process (the embedded
+   * store): the request path then spends no turn of the event loop on it. Throws where
+   * `placeHold` rejects.
+   */
+  placeHoldAtOnce?(hold: Hold): boolean;
+  /**
    * Settles one call in one transaction: closes its hold when still open, charges the cost as a
    * usage entry and writes its usage record. The charge never exceeds what the hold and the
    * balance still cover (docs/decisions/0017): the rest is the shortfall, recorded on the usage

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/authenticator.ts';
-import type { CreditLedger, SettlementResult } from '../billing/credit-ledger.ts';
+import type { CreditLedger, Hold, SettlementResult } from '../billing/credit-ledger.ts';
 import { affordOutputTokens } from '../billing/afford-output-tokens.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { priceUsage, priceWorstCase, type PriceTable } from '../billing/price-table.ts';
@@ -11,7 +11,7 @@ import type { LimitSet } from '../config/config-schema.ts';
 import type { RateLimiter, RateLimitLease, RateLimitStanding } from '../limits/rate-limiter.ts';
 import { randomHex } from '../shared/random-hex.ts';
 import type { OpenSessions } from './open-sessions.ts';
-import { admitWithStanding } from './priced-call.ts';
+import { admitWithStanding, type Admission } from './priced-call.ts';
 import { refuseHold } from './refuse-hold.ts';
 import type { UsageStore } from './usage-store.ts';
 
@@ -136,9 +136,15 @@ export class BillingSession {
     start: SessionStart,
   ): Promise<BillingSession> {
     const session = new BillingSession(dependencies, start);
-    await session.#admit();
+    const admission = admitWithStanding(
+      dependencies,
+      start.principal,
+      start.promptTokens + start.maxOutputTokens,
+    );
+    session.#admitted(admission instanceof Promise ? await admission : admission);
     try {
-      await session.#hold();
+      const held = session.#hold();
+      if (held !== undefined) await held;
     } catch (error) {
       await session.#releaseLease(0);
       throw error;
@@ -185,12 +191,7 @@ export class BillingSession {
     });
   }
 
-  async #admit(): Promise<void> {
-    const admission = await admitWithStanding(
-      this.#dependencies,
-      this.#start.principal,
-      this.#start.promptTokens + this.#start.maxOutputTokens,
-    );
+  #admitted(admission: Admission | undefined): void {
     this.#lease = admission?.lease;
     this.#standing = admission?.standing;
   }
@@ -219,8 +220,8 @@ export class BillingSession {
    * minimum. The balance read and the hold are two steps, so another request may take the
    * credits in between: the hold is tried again with a fresh figure a few times before a 402.
    */
-  async #hold(): Promise<void> {
-    const { principal, promptTokens, maxOutputTokens } = this.#start;
+  #hold(): Promise<void> | undefined {
+    const { principal, maxOutputTokens } = this.#start;
     const minimum = Math.min(this.#start.minimumOutputTokens ?? maxOutputTokens, maxOutputTokens);
     const models = [this.#start.model, ...(this.#start.alsoPricedAs ?? [])];
     // Only upstreams of the Anthropic and Converse dialects bill cache writes, the dearest
@@ -234,31 +235,46 @@ export class BillingSession {
     );
     const model = { prices: models.length === 1 ? this.#start.model.prices : dearest(models) };
     const holdId = `hold_${randomHex(16)}`;
+    // docs/decisions/0166: the token's budget first, as the balance below. A token without a
+    // budget (most) skips it without a promise.
+    const { budgets } = this.#dependencies;
+    if (budgets !== undefined && principal.apiKey.budget != null)
+      return this.#holdWithinBudget(budgets, holdId, minimum, model, writesCache);
+    return this.#holdCredits(holdId, maxOutputTokens, minimum, model, writesCache);
+  }
+
+  /**
+   * The token's budget reserved first: the whole limit when what is left of it covers that, else
+   * the largest it affords down to the same minimum; then the ledger's hold within it.
+   */
+  async #holdWithinBudget(
+    budgets: TokenBudgets,
+    holdId: string,
+    minimum: number,
+    model: { prices: PriceTable },
+    writesCache: boolean,
+  ): Promise<void> {
+    const { principal, promptTokens, maxOutputTokens } = this.#start;
     const worstCase = (limit: number) =>
       priceWorstCase(promptTokens, limit, model.prices, writesCache);
     let limit = maxOutputTokens;
-    // docs/decisions/0166: the token's budget first, as the balance below: the whole limit when
-    // what is left of it covers that, else the largest it affords down to the same minimum. A
-    // token without a budget (most) skips it without a promise.
-    const { budgets } = this.#dependencies;
-    if (budgets !== undefined && principal.apiKey.budget != null)
-      this.#budget = await budgets.reserve(
-        principal.apiKey,
-        (remaining) => {
-          if (worstCase(limit) <= remaining) return worstCase(limit);
-          const affordable = affordOutputTokens(
-            remaining,
-            promptTokens,
-            maxOutputTokens,
-            model.prices,
-            writesCache,
-          );
-          if (affordable < minimum) return undefined;
-          limit = affordable;
-          return worstCase(limit);
-        },
-        worstCase(minimum),
-      );
+    this.#budget = await budgets.reserve(
+      principal.apiKey,
+      (remaining) => {
+        if (worstCase(limit) <= remaining) return worstCase(limit);
+        const affordable = affordOutputTokens(
+          remaining,
+          promptTokens,
+          maxOutputTokens,
+          model.prices,
+          writesCache,
+        );
+        if (affordable < minimum) return undefined;
+        limit = affordable;
+        return worstCase(limit);
+      },
+      worstCase(minimum),
+    );
     try {
       await this.#holdCredits(holdId, limit, minimum, model, writesCache);
     } catch (error) {
@@ -268,31 +284,51 @@ export class BillingSession {
     }
   }
 
-  /** The ledger's hold, at most `ceiling` output tokens (what the token's budget affords). */
-  async #holdCredits(
+  /**
+   * The ledger's hold, at most `ceiling` output tokens (what the token's budget affords).
+   * Undefined when it is placed already: a ledger that decides at once (`placeHoldAtOnce`) and a
+   * balance that covers the first try cost the request no turn of the event loop.
+   */
+  #holdCredits(
     holdId: string,
     ceiling: number,
     minimum: number,
     model: { prices: PriceTable },
     writesCache: boolean,
+  ): Promise<void> | undefined {
+    const { ledger } = this.#dependencies;
+    if (ledger.placeHoldAtOnce === undefined)
+      return this.#holdCreditsTrying(holdId, ceiling, minimum, model, writesCache, false);
+    const amount = priceWorstCase(this.#start.promptTokens, ceiling, model.prices, writesCache);
+    if (ledger.placeHoldAtOnce(this.#holdOf(holdId, amount))) {
+      this.#placed(holdId, amount, ceiling);
+      return undefined;
+    }
+    return this.#holdCreditsTrying(holdId, ceiling, minimum, model, writesCache, true);
+  }
+
+  /**
+   * Places the hold, lowering the limit to what a fresh balance affords after each refusal, up
+   * to `holdAttempts` tries; `refusedFirst`: the first try was made at once and refused.
+   */
+  async #holdCreditsTrying(
+    holdId: string,
+    ceiling: number,
+    minimum: number,
+    model: { prices: PriceTable },
+    writesCache: boolean,
+    refusedFirst: boolean,
   ): Promise<void> {
-    const { ledger, now, holdTtlMs } = this.#dependencies;
+    const { ledger } = this.#dependencies;
     const { principal, promptTokens, maxOutputTokens } = this.#start;
     let limit = ceiling;
     for (let attempt = 1; ; attempt += 1) {
-      const amount = priceWorstCase(promptTokens, limit, model.prices, writesCache);
-      const placed = await ledger.placeHold({
-        id: holdId,
-        accountId: principal.account.id,
-        amount,
-        expiresAt: now() + holdTtlMs,
-      });
-      if (placed) {
-        this.#holdId = holdId;
-        this.#holdAmount = amount;
-        this.#outputLimit = limit;
-        this.#dependencies.open?.opened();
-        return;
+      if (attempt > 1 || !refusedFirst) {
+        const amount = priceWorstCase(promptTokens, limit, model.prices, writesCache);
+        if (await ledger.placeHold(this.#holdOf(holdId, amount))) {
+          this.#placed(holdId, amount, limit);
+          return;
+        }
       }
       const balance = await ledger.getBalance(principal.account.id);
       const affordable = Math.min(
@@ -319,14 +355,33 @@ export class BillingSession {
     }
   }
 
-  async #releaseLease(actualTokens: number): Promise<void> {
-    if (this.#lease === undefined) return;
+  #holdOf(id: string, amount: number): Hold {
+    const { now, holdTtlMs } = this.#dependencies;
+    return {
+      id,
+      accountId: this.#start.principal.account.id,
+      amount,
+      expiresAt: now() + holdTtlMs,
+    };
+  }
+
+  #placed(holdId: string, amount: number, limit: number): void {
+    this.#holdId = holdId;
+    this.#holdAmount = amount;
+    this.#outputLimit = limit;
+    this.#dependencies.open?.opened();
+  }
+
+  /** Undefined when it is done already (no lease, or a limiter that releases at once). */
+  #releaseLease(actualTokens: number): Promise<unknown> | undefined {
+    if (this.#lease === undefined) return undefined;
     const lease = this.#lease;
     this.#lease = undefined;
-    await this.#dependencies.rateLimiter.release(lease, {
-      actualTokens,
-      now: this.#dependencies.now(),
-    });
+    const { rateLimiter } = this.#dependencies;
+    const options = { actualTokens, now: this.#dependencies.now() };
+    if (rateLimiter.releaseAtOnce === undefined) return rateLimiter.release(lease, options);
+    rateLimiter.releaseAtOnce(lease, options);
+    return undefined;
   }
 
   /**
@@ -386,7 +441,9 @@ export class BillingSession {
       },
     });
     try {
-      const [charged] = await Promise.all([settled, this.#releaseLease(totalTokens)]);
+      const released = this.#releaseLease(totalTokens);
+      const [charged] =
+        released === undefined ? [await settled] : await Promise.all([settled, released]);
       this.#settled = charged;
       return charged?.charged ?? 0;
     } finally {

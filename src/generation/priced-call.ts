@@ -3,7 +3,12 @@ import type { SettlementResult } from '../billing/credit-ledger.ts';
 import { ledgerEntryId } from '../billing/ledger-entry-id.ts';
 import { ApiError } from '../canonical/generation-error.ts';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.ts';
-import type { RateLimitLease, RateLimitScope, RateLimitStanding } from '../limits/rate-limiter.ts';
+import type {
+  RateLimitDecision,
+  RateLimitLease,
+  RateLimitScope,
+  RateLimitStanding,
+} from '../limits/rate-limiter.ts';
 import { copyWith } from '../shared/copy-with.ts';
 import { randomHex } from '../shared/random-hex.ts';
 import type { BillingDependencies } from './billing-session.ts';
@@ -35,15 +40,22 @@ export async function admitRequest(
   return (await admitWithStanding(dependencies, principal, estimatedTokens))?.lease;
 }
 
+/** An admitted request: its lease and where the limits stand with it counted. */
+export interface Admission {
+  lease: RateLimitLease;
+  standing: RateLimitStanding;
+}
+
 /**
  * As admitRequest, also telling where the limits stand with this request counted, for the
- * answer's `x-ratelimit-*` headers (docs/decisions/0149).
+ * answer's `x-ratelimit-*` headers (docs/decisions/0149). Decided at once (no promise) where the
+ * limiter can (`acquireAtOnce`), and then throws its 429 rather than rejecting.
  */
-export async function admitWithStanding(
+export function admitWithStanding(
   dependencies: PricedCallDependencies,
   principal: Principal,
   estimatedTokens: number,
-): Promise<{ lease: RateLimitLease; standing: RateLimitStanding } | undefined> {
+): Admission | undefined | Promise<Admission> {
   const { limits, rateLimiter, now } = dependencies;
   // A token's own limits stand in for the configured ones, each kind it names (docs/operations.md).
   const tokenLimits =
@@ -56,8 +68,14 @@ export async function admitWithStanding(
   if (limits.account)
     scopes.push(copyWith({ key: `account:${principal.account.id}` }, limits.account));
   if (scopes.length === 0) return undefined;
-  const decision = await rateLimiter.acquire({ scopes, estimatedTokens, now: now() });
-  // The admission itself: it holds the lease and the standing.
+  const request = { scopes, estimatedTokens, now: now() };
+  return rateLimiter.acquireAtOnce !== undefined
+    ? admitted(rateLimiter.acquireAtOnce(request))
+    : rateLimiter.acquire(request).then(admitted);
+}
+
+/** The admission itself, which holds the lease and the standing; a refusal is a 429. */
+function admitted(decision: RateLimitDecision): Admission {
   if (decision.ok) return decision;
   const subject = decision.scopeKey.startsWith('token:') ? 'token' : 'account';
   throw new ApiError(

@@ -62,6 +62,10 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async acquire(request: AcquireRateLimitRequest): Promise<RateLimitDecision> {
+    return this.acquireAtOnce(request);
+  }
+
+  acquireAtOnce(request: AcquireRateLimitRequest): RateLimitDecision {
     assertAcquireRateLimitRequest(request);
     const { scopes, estimatedTokens, now } = request;
     this.#dropExpiredLeases(now);
@@ -147,6 +151,10 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async release(lease: RateLimitLease, options: ReleaseRateLimitOptions): Promise<boolean> {
+    return this.releaseAtOnce(lease, options);
+  }
+
+  releaseAtOnce(lease: RateLimitLease, options: ReleaseRateLimitOptions): boolean {
     assertReleaseRateLimitOptions(options);
     const { actualTokens, now } = options;
     const open = this.#leases.get(lease.id);

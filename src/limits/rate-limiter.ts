@@ -100,6 +100,13 @@ export interface RateLimiter {
    */
   release(lease: RateLimitLease, options: ReleaseRateLimitOptions): Promise<boolean>;
   /**
+   * `acquire` and `release` decided at once, for a limiter whose state is this process's own
+   * (the embedded one): the request path then spends no turn of the event loop on them. They
+   * throw where the others reject.
+   */
+  acquireAtOnce?(request: AcquireRateLimitRequest): RateLimitDecision;
+  releaseAtOnce?(lease: RateLimitLease, options: ReleaseRateLimitOptions): boolean;
+  /**
    * Stops the heartbeat that keeps this process's open leases alive (shutdown). Leases still open
    * then expire within the lease TTL, as a crashed process's would.
    */

@@ -64,6 +64,10 @@ export class SqliteOwnedLedger implements CreditLedger {
   }
 
   async placeHold(hold: Hold): Promise<boolean> {
+    return this.placeHoldAtOnce(hold);
+  }
+
+  placeHoldAtOnce(hold: Hold): boolean {
     assertMicroCredits(hold.amount, 'hold amount', { allowNegative: false });
     const covers = (available: number | undefined) =>
       available !== undefined && this.#coverable(hold.accountId, available) >= hold.amount;
