@@ -41,6 +41,52 @@ describe('UpstreamBody', () => {
     expect(String((await reader.next()).value)).toBe('first');
     await expect(reader.next()).rejects.toThrow('cut');
   });
+
+  it('reads the whole body as text: chunks from before and after the call, never pausing it', async () => {
+    let resumed = 0;
+    const body = new UpstreamBody(
+      () => (resumed += 1),
+      () => undefined,
+    );
+    const bytes = Buffer.from(text);
+    const cut = [0, 5, 17, 40_000, bytes.length];
+    // 64 KiB arrive unread: undici is asked to pause.
+    body.push(bytes.subarray(cut[0], cut[1]));
+    body.push(bytes.subarray(cut[1], cut[2]));
+    expect(body.push(Buffer.alloc(0))).toBe(true);
+    const whole = body.text();
+    for (let at = 2; at < cut.length - 1; at += 1) {
+      expect(body.push(bytes.subarray(cut[at], cut[at + 1]))).toBe(true);
+    }
+    expect(body.push(Buffer.alloc(80 * 1024, 97))).toBe(true);
+    body.end();
+    expect(await whole).toBe(text + 'a'.repeat(80 * 1024));
+    expect(resumed).toBe(0);
+  });
+
+  it('resumes a paused body once text() reads it, and fails it as the body fails', async () => {
+    let resumed = 0;
+    const paused = new UpstreamBody(
+      () => (resumed += 1),
+      () => undefined,
+    );
+    expect(paused.push(Buffer.alloc(64 * 1024, 98))).toBe(false);
+    const whole = paused.text();
+    expect(resumed).toBe(1);
+    paused.push(Buffer.from('!'));
+    paused.fail(new Error('cut'));
+    await expect(whole).rejects.toThrow('cut');
+
+    const aborted: Error[] = [];
+    const left = new UpstreamBody(
+      () => undefined,
+      (error) => aborted.push(error),
+    );
+    const waiting = left.text();
+    left.destroy();
+    await expect(waiting).rejects.toThrow();
+    expect(aborted).toHaveLength(1);
+  });
 });
 
 describe('upstream answers over undici', () => {

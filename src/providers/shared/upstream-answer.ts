@@ -3,7 +3,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 
 import type { AbortSource } from '../../shared/abort-handle.ts';
-import { readBodyAtMost } from './read-body-at-most.ts';
 import { errors, parseHeaders } from './undici-pool.ts';
 
 /** An upstream answer: its status and headers, and its body as it arrives. */
@@ -37,6 +36,8 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   #waiting:
     | { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: Error) => void }
     | undefined;
+  /** A `text()` reader waiting for the end: the chunks gather until then, never paused. */
+  #whole: { resolve: (text: string) => void; reject: (error: Error) => void } | undefined;
   #paused = false;
   readonly #resume: () => void;
   readonly #abort: (error: Error) => void;
@@ -57,7 +58,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     }
     this.#chunks.push(chunk);
     this.#buffered += chunk.length;
-    if (this.#buffered < HIGH_WATER_BYTES) return true;
+    if (this.#whole !== undefined || this.#buffered < HIGH_WATER_BYTES) return true;
     this.#paused = true;
     return false;
   }
@@ -69,6 +70,9 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     const waiting = this.#waiting;
     this.#waiting = undefined;
     waiting?.resolve(ended);
+    const whole = this.#whole;
+    this.#whole = undefined;
+    whole?.resolve(this.#takeText());
   }
 
   /** From undici: the body broke (a cut connection, an idle timeout, an abort). */
@@ -79,6 +83,9 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     const waiting = this.#waiting;
     this.#waiting = undefined;
     waiting?.reject(error);
+    const whole = this.#whole;
+    this.#whole = undefined;
+    whole?.reject(error);
   }
 
   /** Stops reading: the upstream request is aborted unless its body was complete. */
@@ -86,7 +93,11 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     if (this.#done) return;
     this.#done = true;
     this.#chunks.length = 0;
-    this.#abort(new errors.RequestAbortedError());
+    const error = new errors.RequestAbortedError();
+    const whole = this.#whole;
+    this.#whole = undefined;
+    whole?.reject(error);
+    this.#abort(error);
   }
 
   #next(): Promise<IteratorResult<Buffer>> {
@@ -121,9 +132,34 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     };
   }
 
-  /** The whole body as UTF-8 text. */
-  async text(): Promise<string> {
-    return (await readBodyAtMost(this, Number.POSITIVE_INFINITY)) as string;
+  /**
+   * The whole body as UTF-8 text (what is left of it, after any chunks an iteration took): one
+   * promise for the whole body rather than one per chunk, as the JSON answers of the request
+   * path are read.
+   */
+  text(): Promise<string> {
+    if (this.#error !== undefined) return Promise.reject(this.#error);
+    if (this.#done) return Promise.resolve(this.#takeText());
+    return new Promise((resolve, reject) => {
+      this.#whole = { resolve, reject };
+      if (this.#paused) {
+        this.#paused = false;
+        this.#resume();
+      }
+    });
+  }
+
+  #takeText(): string {
+    const chunks = this.#head === 0 ? this.#chunks : this.#chunks.slice(this.#head);
+    // An answer that came in one read needs no copy into a new buffer.
+    const text =
+      chunks.length === 1
+        ? (chunks[0] as Buffer).toString('utf8')
+        : Buffer.concat(chunks, this.#buffered).toString('utf8');
+    this.#chunks.length = 0;
+    this.#head = 0;
+    this.#buffered = 0;
+    return text;
   }
 }
 
