@@ -8,9 +8,10 @@
  * same noise of a shared machine, so the ratio of their CPU per request, slice by slice, holds
  * to a few percent where two separate runs differ by tens of percent (docs/performance.md). A
  * distribution-free interval of the median ratio says whether the slices tell a change from noise.
- * The gateways run with the start script's flags plus `--trace-gc`, and the young- and
- * old-generation pauses per request and the peak RSS of each slice are reported beside the CPU. The full run stays the record;
- * this is for deciding whether a change helps.
+ * The gateways run with the start script's flags plus `--trace-gc-nvp`, and the young- and
+ * old-generation pauses per request, the bytes each young collection promoted and the peak RSS
+ * of each slice are reported beside the CPU. The full run stays the record; this is for deciding
+ * whether a change helps.
  */
 import { resolve } from 'node:path';
 import { measureLoad } from './lib/bench-load.ts';
@@ -36,6 +37,8 @@ const generator = hasWrk() ? 'wrk' : 'autocannon';
 interface GcPauses {
   scavengeMs: number;
   markCompactMs: number;
+  scavenges: number;
+  promotedBytes: number;
 }
 
 interface Build {
@@ -45,16 +48,33 @@ interface Build {
   cpuMicrosPerRequest: number[];
   scavengeMicrosPerRequest: number[];
   markCompactMicrosPerRequest: number[];
+  promotedKbPerScavenge: number[];
   peakRssMb: number[];
 }
 
-/** Adds up the pauses `--trace-gc` prints: "Scavenge 66.5 (93.4) -> 56.6 (94.4) MB, 2.19 / …". */
+/**
+ * Adds up what `--trace-gc-nvp` prints, one line a collection ("… pause=2.19 … gc=s …
+ * promoted=130608 …"): the pauses of young (`gc=s`) and full collections, and the bytes each
+ * young collection promoted. A process that promotes several times what the other build does is
+ * in a slow state for its life (docs/decisions/0179): its ratio is the process, not the code.
+ */
 function countGcPauses(targets: BenchTargets): GcPauses {
-  const gc = { scavengeMs: 0, markCompactMs: 0 };
+  const gc = { scavengeMs: 0, markCompactMs: 0, scavenges: 0, promotedBytes: 0 };
+  let partial = '';
   targets.gateway.child.stdout?.on('data', (chunk: Buffer) => {
-    for (const match of chunk.toString().matchAll(/(Scavenge|Mark-Compact)[^,\n]*, ([\d.]+) \//g)) {
-      if (match[1] === 'Scavenge') gc.scavengeMs += Number(match[2]);
-      else gc.markCompactMs += Number(match[2]);
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const kind = /\bgc=(\w+)/.exec(line)?.[1];
+      const pause = /\bpause=([\d.]+)/.exec(line)?.[1];
+      if (kind === undefined || pause === undefined) continue;
+      if (kind !== 's') {
+        gc.markCompactMs += Number(pause);
+        continue;
+      }
+      gc.scavengeMs += Number(pause);
+      gc.scavenges += 1;
+      gc.promotedBytes += Number(/\bpromoted=(\d+)/.exec(line)?.[1] ?? 0);
     }
   });
   return gc;
@@ -65,7 +85,7 @@ async function startBuild(name: string, root: string, scenarioId: string): Promi
     routedModel: scenarioId === 'chat-json-routed',
     withPeer: false,
     upstreamWrites: 'one',
-    gatewayNodeArgs: [...startScriptCommand(root).nodeArgs, '--trace-gc'],
+    gatewayNodeArgs: [...startScriptCommand(root).nodeArgs, '--trace-gc-nvp'],
   });
   return {
     name,
@@ -74,6 +94,7 @@ async function startBuild(name: string, root: string, scenarioId: string): Promi
     cpuMicrosPerRequest: [],
     scavengeMicrosPerRequest: [],
     markCompactMicrosPerRequest: [],
+    promotedKbPerScavenge: [],
     peakRssMb: [],
   };
 }
@@ -98,8 +119,7 @@ async function main(): Promise<void> {
   try {
     const slice = async (build: Build, record: boolean) => {
       const { process: gateway, url, headers } = endpoint(build.targets, 'gateway', scenario);
-      build.gc.scavengeMs = 0;
-      build.gc.markCompactMs = 0;
+      Object.assign(build.gc, { scavengeMs: 0, markCompactMs: 0, scavenges: 0, promotedBytes: 0 });
       const measured = await measureLoad({
         generator,
         pid: gateway.pid,
@@ -117,6 +137,8 @@ async function main(): Promise<void> {
       build.cpuMicrosPerRequest.push(measured.cpuMicrosPerRequest);
       build.scavengeMicrosPerRequest.push((build.gc.scavengeMs * 1000) / measured.requests);
       build.markCompactMicrosPerRequest.push((build.gc.markCompactMs * 1000) / measured.requests);
+      if (build.gc.scavenges > 0)
+        build.promotedKbPerScavenge.push(build.gc.promotedBytes / build.gc.scavenges / 1024);
       build.peakRssMb.push(measured.peakRssMb);
     };
     // Warm-up: the JIT and the heap settle in the first slices of each gateway.
@@ -139,6 +161,7 @@ async function main(): Promise<void> {
         ` (${build.cpuMicrosPerRequest.map((value) => value.toFixed(0)).join(' ')});` +
         ` GC pause µs/request: young ${median(build.scavengeMicrosPerRequest).toFixed(0)},` +
         ` old ${median(build.markCompactMicrosPerRequest).toFixed(0)};` +
+        ` promoted KB per young collection ${median(build.promotedKbPerScavenge).toFixed(0)};` +
         ` peak RSS MB median ${median(build.peakRssMb).toFixed(0)}, max ${Math.max(...build.peakRssMb).toFixed(0)}`,
     );
   }
