@@ -52,20 +52,39 @@ export interface MigrateStoreOptions {
   migrationTableSchema?: string;
 }
 
-/** Applies every pending migration; throws the first failure. */
-export async function migrateStoreToLatest(
+function storeMigrator(
   database: Kysely<Database>,
   dialect: StoreDialect,
-  options: MigrateStoreOptions = {},
-): Promise<void> {
-  const migrator = new Migrator({
+  options: MigrateStoreOptions,
+): Migrator {
+  return new Migrator({
     db: database,
     provider: createStoreMigrationProvider(dialect),
     ...(options.migrationTableSchema === undefined
       ? {}
       : { migrationTableSchema: options.migrationTableSchema }),
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** The names of the migrations this build would apply to the store, in order. */
+export async function pendingStoreMigrations(
+  database: Kysely<Database>,
+  dialect: StoreDialect,
+  options: MigrateStoreOptions = {},
+): Promise<string[]> {
+  const migrations = await storeMigrator(database, dialect, options).getMigrations();
+  return migrations
+    .filter((migration) => migration.executedAt === undefined)
+    .map((migration) => migration.name);
+}
+
+/** Applies every pending migration; throws the first failure. */
+export async function migrateStoreToLatest(
+  database: Kysely<Database>,
+  dialect: StoreDialect,
+  options: MigrateStoreOptions = {},
+): Promise<void> {
+  const { error, results } = await storeMigrator(database, dialect, options).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((result) => result.status === 'Error');
     throw new Error(

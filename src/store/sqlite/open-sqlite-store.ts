@@ -6,14 +6,20 @@ import { Kysely, SqliteDialect } from 'kysely';
 
 import { createKyselyStore } from '../kysely/create-kysely-store.ts';
 import type { Database } from '../kysely/kysely-database.ts';
-import { migrateStoreToLatest } from '../kysely/migrate-store-to-latest.ts';
+import { migrateStoreToLatest, pendingStoreMigrations } from '../kysely/migrate-store-to-latest.ts';
 import type { Store } from '../store.ts';
 import { adaptSqliteConnection } from './adapt-sqlite-connection.ts';
 import { SqliteBillingWrites } from './sqlite-billing-writes.ts';
 import { SqliteOwnedIdempotency } from './sqlite-owned-idempotency.ts';
 import { SqliteOwnedLedger } from './sqlite-owned-ledger.ts';
 import { SqliteOwnedResponses } from './sqlite-owned-responses.ts';
-import { takeProcessLease, type ProcessLease } from './sqlite-process-lease.ts';
+import {
+  describeHolder,
+  readLiveLease,
+  StoreHeldError,
+  takeProcessLease,
+  type ProcessLease,
+} from './sqlite-process-lease.ts';
 
 export interface SqliteStoreOptions {
   /** Database file; its folder is created when missing. `:memory:` gives a throwaway store. */
@@ -76,6 +82,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     dialect: new SqliteDialect({ database: adaptSqliteConnection(connection) }),
   });
   try {
+    await refuseToUpgradeUnderLiveGateway(database, connection);
     await migrateStoreToLatest(database, 'sqlite');
   } catch (error) {
     await database.destroy();
@@ -93,6 +100,24 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     throw error;
   }
   return ownStore(store, connection, options, lease);
+}
+
+/**
+ * A gateway that serves the file runs the statements of its own build against the schema it
+ * started with: a newer build (the CLI, or a gateway started beside it) must not migrate the
+ * file under it. Stopping that gateway first is the upgrade; the new one migrates on start.
+ */
+async function refuseToUpgradeUnderLiveGateway(
+  database: Kysely<Database>,
+  connection: BetterSqlite3.Database,
+): Promise<void> {
+  const pending = await pendingStoreMigrations(database, 'sqlite');
+  if (pending.length === 0) return;
+  const holder = readLiveLease(connection);
+  if (holder === undefined) return;
+  throw new StoreHeldError(
+    `${describeHolder(holder, Date.now())} serves this SQLite store with an older schema, and this build would upgrade it (${pending.join(', ')}). Stop that gateway first; a gateway of this build upgrades the store when it starts (docs/operations.md).`,
+  );
 }
 
 /**

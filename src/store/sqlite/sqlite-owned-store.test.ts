@@ -5,13 +5,17 @@ import os from 'node:os';
 import path from 'node:path';
 
 import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Settlement } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
 import type { StoredResponse } from '../../responses-state/response-store.ts';
 import { createTestAccount, uniqueId } from '../../../test/contract/store-contract-fixtures.ts';
+import type { Database } from '../kysely/kysely-database.ts';
+import { createStoreMigrationProvider } from '../kysely/migrate-store-to-latest.ts';
 import type { Store } from '../store.ts';
+import { adaptSqliteConnection } from './adapt-sqlite-connection.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 
 let folder: string;
@@ -165,6 +169,56 @@ describe('SQLite store owned by the gateway process', () => {
     const [code] = await once(child, 'exit');
     expect(code).not.toBe(0);
     expect(errors).toContain(`Another Switchyard process (pid ${process.pid}`);
+  });
+
+  it('refuses to migrate a file a live gateway serves, and migrates it once that gateway stops', async () => {
+    const gateway = await open();
+    // The file as an older build left it: the last migration not applied yet.
+    const connection = new BetterSqlite3(file);
+    const database = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: adaptSqliteConnection(connection) }),
+    });
+    const migrator = new Migrator({
+      db: database,
+      provider: createStoreMigrationProvider('sqlite'),
+    });
+    const names = (await migrator.getMigrations()).map((migration) => migration.name);
+    const last = names.at(-1) as string;
+    expect((await migrator.migrateTo(names.at(-2) as string)).error).toBeUndefined();
+    await database.destroy();
+    const applied = () =>
+      readFromOutside<{ name: string }>('select name from kysely_migration').map((row) => row.name);
+
+    // A newer build (the CLI, from another process) opens the file the gateway serves.
+    const openFromOutside = async () => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `import { openSqliteStore } from ${JSON.stringify(path.resolve('src/store/sqlite/open-sqlite-store.ts'))};
+           const store = await openSqliteStore({ path: ${JSON.stringify(file)} });
+           await store.close();`,
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let errors = '';
+      child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+      const [code] = await once(child, 'exit');
+      return { code: code as number, errors };
+    };
+    const refused = await openFromOutside();
+    expect(refused.code).not.toBe(0);
+    expect(refused.errors).toContain(`Another Switchyard process (pid ${process.pid}`);
+    expect(refused.errors).toContain(`would upgrade it (${last})`);
+    expect(applied()).not.toContain(last);
+
+    await gateway.close();
+    opened.splice(opened.indexOf(gateway), 1);
+    expect(await openFromOutside()).toEqual({ code: 0, errors: '' });
+    expect(applied()).toContain(last);
   });
 
   it('lets a process take over at once when the holder is gone, and after close', async () => {

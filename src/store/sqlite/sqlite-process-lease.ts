@@ -3,12 +3,14 @@ import { hostname } from 'node:os';
 
 import type BetterSqlite3 from 'better-sqlite3';
 
-interface LeaseRow {
+export interface LeaseRow {
   owner: string;
   pid: number;
   host: string;
   heartbeat_at: number;
 }
+
+const defaultStaleAfterMilliseconds = 15_000;
 
 export interface ProcessLeaseOptions {
   /** A lease whose heartbeat is older than this belongs to a process that is gone. */
@@ -40,13 +42,9 @@ export function takeProcessLease(
   connection: BetterSqlite3.Database,
   options: ProcessLeaseOptions = {},
 ): ProcessLease {
-  const staleAfter = options.staleAfterMilliseconds ?? 15_000;
   const now = options.now ?? Date.now;
   const owner = randomUUID();
   const host = hostname();
-  const read = connection.prepare<[], LeaseRow>(
-    "select owner, pid, host, heartbeat_at from process_lease where name = 'gateway'",
-  );
   const write = connection.prepare(
     `insert into process_lease (name, owner, pid, host, heartbeat_at)
      values ('gateway', ?, ?, ?, ?)
@@ -59,11 +57,10 @@ export function takeProcessLease(
   const give = connection.prepare("delete from process_lease where name = 'gateway' and owner = ?");
 
   const take = connection.transaction(() => {
-    const current = read.get();
-    if (current !== undefined && !isStale(current, now(), staleAfter, host)) {
-      const seconds = Math.max(0, Math.round((now() - current.heartbeat_at) / 1000));
+    const current = readLiveLease(connection, options);
+    if (current !== undefined) {
       throw new StoreHeldError(
-        `Another Switchyard process (pid ${current.pid} on ${current.host}, alive ${seconds} s ago) serves this SQLite store. Run one gateway process per embedded store, or several on PostgreSQL (docs/operations.md).`,
+        `${describeHolder(current, now())} serves this SQLite store. Run one gateway process per embedded store, or several on PostgreSQL (docs/operations.md).`,
       );
     }
     write.run(owner, process.pid, host, now());
@@ -83,6 +80,36 @@ export function takeProcessLease(
       give.run(owner);
     },
   };
+}
+
+/**
+ * The lease of another live gateway process on this file, or undefined when none holds it (or
+ * the file is older than the lease table). Read without taking it: the operator CLI uses this
+ * to refuse work a running gateway must not see happen, such as upgrading the schema under it.
+ */
+export function readLiveLease(
+  connection: BetterSqlite3.Database,
+  options: Pick<ProcessLeaseOptions, 'staleAfterMilliseconds' | 'now'> = {},
+): LeaseRow | undefined {
+  const table = connection
+    .prepare("select 1 from sqlite_master where type = 'table' and name = 'process_lease'")
+    .get();
+  if (table === undefined) return undefined;
+  const current = connection
+    .prepare<[], LeaseRow>(
+      "select owner, pid, host, heartbeat_at from process_lease where name = 'gateway'",
+    )
+    .get();
+  if (current === undefined) return undefined;
+  const now = (options.now ?? Date.now)();
+  const staleAfter = options.staleAfterMilliseconds ?? defaultStaleAfterMilliseconds;
+  return isStale(current, now, staleAfter, hostname()) ? undefined : current;
+}
+
+/** "Another Switchyard process (pid 12 on host, alive 2 s ago)". */
+export function describeHolder(lease: LeaseRow, now: number): string {
+  const seconds = Math.max(0, Math.round((now - lease.heartbeat_at) / 1000));
+  return `Another Switchyard process (pid ${lease.pid} on ${lease.host}, alive ${seconds} s ago)`;
 }
 
 function isStale(lease: LeaseRow, now: number, staleAfter: number, host: string): boolean {
