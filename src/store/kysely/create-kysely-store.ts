@@ -19,7 +19,7 @@ export function createKyselyStore(database: Kysely<Database>, dialect: StoreDial
     accounts: new KyselyAccountStore(database),
     apiKeys: new KyselyApiKeyStore(database),
     ledger: new KyselyCreditLedger(database, dialect),
-    usage: new KyselyUsageStore(database),
+    usage: new KyselyUsageStore(database, dialect),
     responses: new KyselyResponseStore(database),
     idempotency: new KyselyIdempotencyStore(database),
     assets: new KyselyAssetStore(database, dialect),

@@ -14,6 +14,7 @@ import type {
 import { assertMicroCredits } from '../../billing/micro-credits.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
 import { encodeUsageRecord } from './kysely-usage-store.ts';
+import { UsageRollupSums } from './usage-rollup-sums.ts';
 import { copyWith } from '../../shared/copy-with.ts';
 
 class EntryRefused extends Error {
@@ -256,6 +257,12 @@ export class KyselyCreditLedger implements CreditLedger {
         ),
       )
       .execute();
+    // On PostgreSQL the rollup trigger adds the record to its hour (migration 0014).
+    if (this.#dialect === 'sqlite') {
+      const rollups = new UsageRollupSums();
+      rollups.add(settlement.record, result.charged);
+      await rollups.write(transaction);
+    }
     return result;
   }
 

@@ -10,7 +10,13 @@ import type {
   UsageRequestQuery,
   UsageStore,
 } from '../../generation/usage-store.ts';
-import type { Database, UsageRecordsTable, UsageRollupsTable } from './kysely-database.ts';
+import type {
+  Database,
+  StoreDialect,
+  UsageRecordsTable,
+  UsageRollupsTable,
+} from './kysely-database.ts';
+import { UsageRollupSums } from './usage-rollup-sums.ts';
 
 const hourMs = 3_600_000;
 const dayMs = 86_400_000;
@@ -132,13 +138,25 @@ function total(column: keyof UsageRecordsTable | keyof UsageRollupsTable): RawBu
 
 export class KyselyUsageStore implements UsageStore {
   readonly #database: Kysely<Database>;
+  readonly #dialect: StoreDialect;
 
-  constructor(database: Kysely<Database>) {
+  constructor(database: Kysely<Database>, dialect: StoreDialect) {
     this.#database = database;
+    this.#dialect = dialect;
   }
 
   async recordUsage(record: UsageRecord): Promise<void> {
-    await this.#database.insertInto('usage_records').values(encodeUsageRecord(record)).execute();
+    if (this.#dialect === 'postgres') {
+      // The rollup trigger adds the record to its hour (migration 0014).
+      await this.#database.insertInto('usage_records').values(encodeUsageRecord(record)).execute();
+      return;
+    }
+    await this.#database.transaction().execute(async (transaction) => {
+      await transaction.insertInto('usage_records').values(encodeUsageRecord(record)).execute();
+      const rollups = new UsageRollupSums();
+      rollups.add(record, record.cost);
+      await rollups.write(transaction);
+    });
   }
 
   async listUsage(accountId: string, limit: number): Promise<UsageRecord[]> {

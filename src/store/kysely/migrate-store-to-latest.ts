@@ -16,6 +16,7 @@ import { createHashIdempotencyKeysMigration } from './migration-0012-hash-idempo
 import { createUsageReportingMigration } from './migration-0013-usage-reporting-and-token-controls.ts';
 import { createUsageRollupsMigration } from './migration-0014-create-usage-rollups.ts';
 import { createDashboardTablesMigration } from './migration-0015-create-dashboard-tables.ts';
+import { createSqliteRollupsPerCommitMigration } from './migration-0016-sqlite-rollups-per-commit.ts';
 
 /**
  * Migrations live in code, not in a folder read at run time, so a bundled or installed
@@ -39,6 +40,7 @@ export function createStoreMigrationProvider(dialect: StoreDialect): MigrationPr
         '0013_usage_reporting_and_token_controls': createUsageReportingMigration(dialect),
         '0014_create_usage_rollups': createUsageRollupsMigration(dialect),
         '0015_create_dashboard_tables': createDashboardTablesMigration(dialect),
+        '0016_sqlite_rollups_per_commit': createSqliteRollupsPerCommitMigration(dialect),
       };
     },
   };

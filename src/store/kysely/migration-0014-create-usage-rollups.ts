@@ -8,7 +8,7 @@ const rolledUp = `account_id, hour, api_key_id, model, deployment, requests, inp
   input_cache_read_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost`;
 
 /** The rollup row of one new record (`new`), added to the one of its hour if there is one. */
-const rollUpNewRecord = `insert into usage_rollups (${rolledUp})
+export const rollUpNewRecord = `insert into usage_rollups (${rolledUp})
   values (new.account_id, new.created_at - new.created_at % 3600000, new.api_key_id, new.model,
     coalesce(new.deployment, ''), 1, new.input_tokens, new.input_cache_read_tokens,
     new.input_cache_write_5m_tokens + new.input_cache_write_1h_tokens, new.output_tokens,

@@ -3,6 +3,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { capSettlementCharge } from '../../billing/cap-settlement-charge.ts';
 import type { Settlement, SettlementResult } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
+import { UsageRollupSums, usageRollupUpsert } from '../kysely/usage-rollup-sums.ts';
 
 /**
  * One settled call (CreditLedger.settle): the balance change and its usage record, which is also
@@ -65,6 +66,9 @@ const retryAfterMilliseconds = 1_000;
  * each caller's promise resolves once its write is committed, so a caller that awaits it knows
  * its write is as durable as before.
  *
+ * The records' hourly sums (`usage_rollups`) are added up per commit and written once per hour
+ * and keys in the same transaction, instead of once per record (docs/decisions/0180).
+ *
  * Until then the charges are counted by `pendingCharge`, so a hold placed in between sees the
  * balance they will leave. A transient failure (busy, disk full, I/O) keeps everything queued and
  * retries; a write that fails for any other reason is retried on its own, so one bad write fails
@@ -79,6 +83,7 @@ const retryAfterMilliseconds = 1_000;
 export class SqliteBillingWrites {
   readonly #chargeBalance: BetterSqlite3.Statement;
   readonly #insertRecord: BetterSqlite3.Statement;
+  readonly #addToRollup: BetterSqlite3.Statement;
   readonly #selectLanded: BetterSqlite3.Statement<[string], LandedRow>;
   readonly #readBalance: BetterSqlite3.Statement<[string], BalanceRow>;
   readonly #writeAll: (writes: QueuedWrite[]) => Committed;
@@ -109,6 +114,7 @@ export class SqliteBillingWrites {
          settlement_id, charge_reason, latency_ms, first_token_ms, outcome, status, created_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.#addToRollup = connection.prepare(usageRollupUpsert);
     this.#selectLanded = connection.prepare<[string], LandedRow>(
       'select cost, shortfall from usage_records where settlement_id = ?',
     );
@@ -117,12 +123,16 @@ export class SqliteBillingWrites {
       .safeIntegers(true);
     this.#writeAll = connection.transaction((writes: QueuedWrite[]) => {
       const available = new Map<string, number>();
-      for (const write of writes) this.#run(write, available);
+      const rollups = new UsageRollupSums();
+      for (const write of writes) this.#run(write, available, rollups);
+      this.#writeRollups(rollups);
       return this.#chargeBalances(available, writes);
     });
     this.#writeOne = connection.transaction((write: QueuedWrite) => {
       const available = new Map<string, number>();
-      this.#run(write, available);
+      const rollups = new UsageRollupSums();
+      this.#run(write, available, rollups);
+      this.#writeRollups(rollups);
       return this.#chargeBalances(available, [write]);
     });
   }
@@ -296,10 +306,10 @@ export class SqliteBillingWrites {
    * settlement's `basis` minus what this process committed since, another process took or granted
    * credits, and what the settlement covers moves by as much.
    */
-  #run(write: QueuedWrite, available: Map<string, number>): void {
+  #run(write: QueuedWrite, available: Map<string, number>, rollups: UsageRollupSums): void {
     if (write.kind === 'record') {
       const { record } = write;
-      return this.#runRecord(record, null, null, record.cost, record.shortfall);
+      return this.#runRecord(rollups, record, null, null, record.cost, record.shortfall);
     }
     if (write.kind === 'other') {
       write.result = write.write();
@@ -314,6 +324,7 @@ export class SqliteBillingWrites {
     const result = capSettlementCharge(settlement.cost, settlement.coverable - taken);
     write.result = result;
     this.#runRecord(
+      rollups,
       settlement.record,
       settlement.id,
       result.charged > 0 ? settlement.reason : null,
@@ -337,7 +348,13 @@ export class SqliteBillingWrites {
     return { available, charged };
   }
 
+  /** One upsert per hour and keys of the records this commit wrote, however many they are. */
+  #writeRollups(rollups: UsageRollupSums): void {
+    for (const row of rollups.rows()) this.#addToRollup.run(row);
+  }
+
   #runRecord(
+    rollups: UsageRollupSums,
     record: Omit<UsageRecord, 'cost' | 'shortfall'>,
     settlementId: string | null,
     chargeReason: string | null,
@@ -368,6 +385,7 @@ export class SqliteBillingWrites {
       record.status,
       record.createdAt,
     );
+    rollups.add(record, cost);
   }
 }
 
