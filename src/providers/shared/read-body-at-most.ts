@@ -16,6 +16,11 @@ export async function readBodyAtMost(
     }
     chunks.push(chunk);
   }
+  return textOfChunks(chunks, size);
+}
+
+/** The chunks of a body, `size` bytes together, as UTF-8 text. */
+export function textOfChunks(chunks: readonly Buffer[], size: number): string {
   // An answer that came in one read needs no copy into a new buffer.
   return chunks.length === 1
     ? (chunks[0] as Buffer).toString('utf8')

@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 
 import type { AbortSource } from '../../shared/abort-handle.ts';
 import { errors, parseHeaders } from './undici-pool.ts';
+import { textOfChunks } from './read-body-at-most.ts';
 
 /** An upstream answer: its status and headers, and its body as it arrives. */
 export interface UpstreamResponse {
@@ -151,11 +152,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
 
   #takeText(): string {
     const chunks = this.#head === 0 ? this.#chunks : this.#chunks.slice(this.#head);
-    // An answer that came in one read needs no copy into a new buffer.
-    const text =
-      chunks.length === 1
-        ? (chunks[0] as Buffer).toString('utf8')
-        : Buffer.concat(chunks, this.#buffered).toString('utf8');
+    const text = textOfChunks(chunks, this.#buffered);
     this.#chunks.length = 0;
     this.#head = 0;
     this.#buffered = 0;
