@@ -296,20 +296,14 @@ export class BillingSession {
     model: { prices: PriceTable },
     writesCache: boolean,
   ): Promise<void> | undefined {
-    const { ledger } = this.#dependencies;
-    if (ledger.placeHoldAtOnce === undefined)
-      return this.#holdCreditsTrying(holdId, ceiling, minimum, model, writesCache, false);
-    const amount = priceWorstCase(this.#start.promptTokens, ceiling, model.prices, writesCache);
-    if (ledger.placeHoldAtOnce(this.#holdOf(holdId, amount))) {
-      this.#placed(holdId, amount, ceiling);
-      return undefined;
-    }
-    return this.#holdCreditsTrying(holdId, ceiling, minimum, model, writesCache, true);
+    const first = this.#tryHold(holdId, ceiling, model, writesCache);
+    if (first === true) return undefined;
+    return this.#holdCreditsTrying(holdId, ceiling, minimum, model, writesCache, first);
   }
 
   /**
    * Places the hold, lowering the limit to what a fresh balance affords after each refusal, up
-   * to `holdAttempts` tries; `refusedFirst`: the first try was made at once and refused.
+   * to `holdAttempts` tries; `first` is the first try's answer, at `ceiling`.
    */
   async #holdCreditsTrying(
     holdId: string,
@@ -317,19 +311,13 @@ export class BillingSession {
     minimum: number,
     model: { prices: PriceTable },
     writesCache: boolean,
-    refusedFirst: boolean,
+    first: false | Promise<boolean>,
   ): Promise<void> {
     const { ledger } = this.#dependencies;
     const { principal, promptTokens, maxOutputTokens } = this.#start;
     let limit = ceiling;
     for (let attempt = 1; ; attempt += 1) {
-      if (attempt > 1 || !refusedFirst) {
-        const amount = priceWorstCase(promptTokens, limit, model.prices, writesCache);
-        if (await ledger.placeHold(this.#holdOf(holdId, amount))) {
-          this.#placed(holdId, amount, limit);
-          return;
-        }
-      }
+      if (await (attempt === 1 ? first : this.#tryHold(holdId, limit, model, writesCache))) return;
       const balance = await ledger.getBalance(principal.account.id);
       const affordable = Math.min(
         ceiling,
@@ -353,6 +341,30 @@ export class BillingSession {
       }
       limit = affordable;
     }
+  }
+
+  /**
+   * One try at the hold for `limit` output tokens: at once where the ledger decides at once,
+   * else its promise. A placed hold is the session's.
+   */
+  #tryHold(
+    holdId: string,
+    limit: number,
+    model: { prices: PriceTable },
+    writesCache: boolean,
+  ): boolean | Promise<boolean> {
+    const { ledger } = this.#dependencies;
+    const amount = priceWorstCase(this.#start.promptTokens, limit, model.prices, writesCache);
+    const hold = this.#holdOf(holdId, amount);
+    const placed = ledger.placeHoldAtOnce?.(hold) ?? ledger.placeHold(hold);
+    if (typeof placed === 'boolean') {
+      if (placed) this.#placed(holdId, amount, limit);
+      return placed;
+    }
+    return placed.then((ok) => {
+      if (ok) this.#placed(holdId, amount, limit);
+      return ok;
+    });
   }
 
   #holdOf(id: string, amount: number): Hold {
