@@ -2,6 +2,7 @@ import { openStore } from '../composition/open-store.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { OperatorService } from '../operator/operator-service.ts';
 import { dashboardBaseUrl } from '../dashboard/dashboard-base-url.ts';
+import { StoreHeldError } from '../store/store-held-error.ts';
 import type { Store } from '../store/store.ts';
 import { adminApiTarget, createAdminApiClient } from './admin-api-client.ts';
 import { runCli } from './run-cli.ts';
@@ -15,6 +16,12 @@ const openOperator = async (): Promise<OperatorService> => {
     // (docs/decisions/0014).
     store = await openStore(config, { owner: false });
   } catch (error) {
+    // A gateway serving the file blocks what this build would do to it (a schema upgrade):
+    // EX_TEMPFAIL, as the gateway exits in the same case, once that gateway has stopped.
+    if (error instanceof StoreHeldError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(75);
+    }
     process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
     process.exit(78);
   }

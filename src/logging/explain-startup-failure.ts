@@ -1,5 +1,5 @@
 import { ConfigError } from '../config/load-config.ts';
-import { StoreHeldError } from '../store/sqlite/sqlite-process-lease.ts';
+import { StoreHeldError } from '../store/store-held-error.ts';
 import { DependencyUnreachableError } from '../store/wait-for-dependency.ts';
 
 /**

@@ -7,6 +7,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { createKyselyStore } from '../kysely/create-kysely-store.ts';
 import type { Database } from '../kysely/kysely-database.ts';
 import { migrateStoreToLatest, pendingStoreMigrations } from '../kysely/migrate-store-to-latest.ts';
+import { StoreHeldError } from '../store-held-error.ts';
 import type { Store } from '../store.ts';
 import { adaptSqliteConnection } from './adapt-sqlite-connection.ts';
 import { SqliteBillingWrites } from './sqlite-billing-writes.ts';
@@ -16,7 +17,6 @@ import { SqliteOwnedResponses } from './sqlite-owned-responses.ts';
 import {
   describeHolder,
   readLiveLease,
-  StoreHeldError,
   takeProcessLease,
   type ProcessLease,
 } from './sqlite-process-lease.ts';

@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 
 import type BetterSqlite3 from 'better-sqlite3';
 
+import { StoreHeldError } from '../store-held-error.ts';
+
 export interface LeaseRow {
   owner: string;
   pid: number;
@@ -17,11 +19,6 @@ export interface ProcessLeaseOptions {
   staleAfterMilliseconds?: number;
   heartbeatMilliseconds?: number;
   now?: () => number;
-}
-
-/** The embedded store is served by another live gateway process: this one must not start. */
-export class StoreHeldError extends Error {
-  override name = 'StoreHeldError';
 }
 
 export interface ProcessLease {
