@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { OperatorService } from '../operator/operator-service.ts';
 import { dashboardBaseUrl } from '../dashboard/dashboard-base-url.ts';
 import { StoreHeldError } from '../store/store-held-error.ts';
+import { StoreNewerThanBuildError } from '../store/store-newer-than-build-error.ts';
 import type { Store } from '../store/store.ts';
 import { adminApiTarget, createAdminApiClient } from './admin-api-client.ts';
 import { runCli } from './run-cli.ts';
@@ -22,7 +23,8 @@ const openOperator = async (): Promise<OperatorService> => {
       process.stderr.write(`${error.message}\n`);
       process.exit(75);
     }
-    process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+    const explained = error instanceof ConfigError || error instanceof StoreNewerThanBuildError;
+    process.stderr.write(`${explained ? error.message : String(error)}\n`);
     process.exit(78);
   }
   return new OperatorService(store, Date.now, { dashboardBaseUrl: dashboardBaseUrl(config) });

@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/load-config.ts';
 import { StoreHeldError } from '../store/store-held-error.ts';
+import { StoreNewerThanBuildError } from '../store/store-newer-than-build-error.ts';
 import { DependencyUnreachableError } from '../store/wait-for-dependency.ts';
 
 /**
@@ -43,6 +44,9 @@ export function explainStartupFailure(
       message: error.message,
       fields: { dependency, address, reason },
     };
+  }
+  if (error instanceof StoreNewerThanBuildError) {
+    return { exitCode: startupExitCodes.configuration, message: error.message, fields: {} };
   }
   if (error instanceof StoreHeldError) {
     return { exitCode: startupExitCodes.storeHeld, message: error.message, fields: {} };

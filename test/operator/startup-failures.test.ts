@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startupExitCodes } from '../../src/logging/explain-startup-failure.ts';
+import { openSqliteStore } from '../../src/store/sqlite/open-sqlite-store.ts';
 import { freePort } from '../support/free-port.ts';
 
 /**
@@ -109,6 +111,37 @@ describe('a gateway that cannot start', () => {
     const line = onlyLine(started.output());
     expect(line.msg).toContain('SWITCHYARD_SEAL_KEY must be at least 32 characters');
     expect(started.output()).not.toContain('too-short');
+  }, 60_000);
+
+  it('names the migration of a newer build the store holds and exits 78', async () => {
+    const newerDir = await mkdtemp(path.join(tmpdir(), 'switchyard-newer-'));
+    try {
+      const newerConfig = path.join(newerDir, 'switchyard.config.json');
+      await writeFile(
+        newerConfig,
+        JSON.stringify({ dataDir: newerDir, server: { host: '127.0.0.1', logLevel: 'info' } }),
+      );
+      // The file as a newer build leaves it: one migration more than this build knows.
+      const store = await openSqliteStore({ path: path.join(newerDir, 'switchyard.sqlite') });
+      await store.close();
+      const connection = new BetterSqlite3(path.join(newerDir, 'switchyard.sqlite'));
+      connection
+        .prepare('insert into kysely_migration (name, timestamp) values (?, ?)')
+        .run('9999_from_a_newer_build', new Date().toISOString());
+      connection.close();
+
+      const started = startGateway({
+        SWITCHYARD_CONFIG: newerConfig,
+        PORT: String(await freePort()),
+      });
+      running.push(started);
+      expect(await started.exited).toBe(startupExitCodes.configuration);
+      const line = onlyLine(started.output());
+      expect(line.msg).toContain('upgraded by a newer Switchyard build');
+      expect(line.msg).toContain('9999_from_a_newer_build');
+    } finally {
+      await rm(newerDir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('names the process serving the embedded store and exits 75; SIGTERM stops the first gracefully', async () => {

@@ -1,6 +1,7 @@
 import { Migrator } from 'kysely';
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 
+import { StoreNewerThanBuildError } from '../store-newer-than-build-error.ts';
 import type { Database, StoreDialect } from './kysely-database.ts';
 import { createStoreTablesMigration } from './migration-0001-create-store-tables.ts';
 import { createResponsesTableMigration } from './migration-0002-create-responses-table.ts';
@@ -87,6 +88,14 @@ export async function migrateStoreToLatest(
   options: MigrateStoreOptions = {},
 ): Promise<void> {
   const { error, results } = await storeMigrator(database, dialect, options).migrateToLatest();
+  // Kysely's words for a store that already ran a migration this build does not have.
+  const newer = /previously executed migration (\S+) is missing/.exec(String(error))?.[1];
+  if (newer !== undefined) {
+    throw new StoreNewerThanBuildError(
+      `The store was upgraded by a newer Switchyard build: it has migration ${newer}, which this build does not know. Run that build or a newer one; going back needs the backup taken before the upgrade (docs/deployment.md, "Upgrades and rollback").`,
+      { cause: error },
+    );
+  }
   if (error !== undefined) {
     const failed = results?.find((result) => result.status === 'Error');
     throw new Error(
