@@ -4,18 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.ts';
 import { openStore } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
-import type { Database } from '../../src/store/kysely/kysely-database.ts';
-import { createStoreMigrationProvider } from '../../src/store/kysely/migrate-store-to-latest.ts';
-import { adaptSqliteConnection } from '../../src/store/sqlite/adapt-sqlite-connection.ts';
 import { OperatorService } from '../../src/operator/operator-service.ts';
 import { freePort } from '../support/free-port.ts';
+import { migrateFileToLatest, stepBackLastMigration } from '../support/migration-databases.ts';
 
 /**
  * docs/decisions/0014: every operator command runs while a real gateway process serves the same embedded
@@ -155,29 +151,20 @@ describe('the operator CLI beside a running gateway on the embedded store', () =
 
   it('refuses to upgrade the store under the gateway, names it and exits 75', async () => {
     // The file as an older build left it (its last migration not applied), served by the gateway.
-    const connection = new BetterSqlite3(path.join(dataDir, 'switchyard.sqlite'));
-    const database = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: adaptSqliteConnection(connection) }),
-    });
-    const migrator = new Migrator({
-      db: database,
-      provider: createStoreMigrationProvider('sqlite'),
-    });
-    const names = (await migrator.getMigrations()).map((migration) => migration.name);
+    const file = path.join(dataDir, 'switchyard.sqlite');
+    const last = await stepBackLastMigration(file);
     try {
-      expect((await migrator.migrateTo(names.at(-2) as string)).error).toBeUndefined();
       const refused = await cli('account', 'list').then(
         () => undefined,
         (error: { code: number; stderr: string }) => error,
       );
       expect(refused?.code).toBe(75);
       expect(refused?.stderr).toContain(`Another Switchyard process (pid ${gateway.pid} `);
-      expect(refused?.stderr).toContain(`would upgrade it (${names.at(-1)})`);
+      expect(refused?.stderr).toContain(`would upgrade it (${last})`);
       expect(refused?.stderr).not.toContain('StoreHeldError');
       expect(gateway.exitCode).toBeNull();
     } finally {
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
-      await database.destroy();
+      await migrateFileToLatest(file);
     }
   }, 60_000);
 });

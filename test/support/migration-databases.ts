@@ -88,3 +88,42 @@ export async function describeOnBothEngines(
     it('needs a reachable PostgreSQL', () => {});
   });
 }
+
+/** Runs `work` with a migrator over an SQLite store file, on a connection of its own. */
+async function withFileMigrator<Result>(
+  file: string,
+  work: (migrator: Migrator) => Promise<Result>,
+): Promise<Result> {
+  const connection = new BetterSqlite3(file);
+  const database = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: adaptSqliteConnection(connection) }),
+  });
+  try {
+    return await work(
+      new Migrator({ db: database, provider: createStoreMigrationProvider('sqlite') }),
+    );
+  } finally {
+    await database.destroy();
+  }
+}
+
+/**
+ * Steps an SQLite store file back by its last migration, as an older build left it (a gateway may
+ * be serving the file), and answers that migration's name.
+ */
+export function stepBackLastMigration(file: string): Promise<string> {
+  return withFileMigrator(file, async (migrator) => {
+    const names = (await migrator.getMigrations()).map((migration) => migration.name);
+    const stepped = await migrator.migrateTo(names.at(-2) as string);
+    if (stepped.error !== undefined) throw stepped.error;
+    return names.at(-1) as string;
+  });
+}
+
+/** Applies every migration an SQLite store file lacks. */
+export function migrateFileToLatest(file: string): Promise<void> {
+  return withFileMigrator(file, async (migrator) => {
+    const migrated = await migrator.migrateToLatest();
+    if (migrated.error !== undefined) throw migrated.error;
+  });
+}

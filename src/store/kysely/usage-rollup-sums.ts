@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 
+import type { UsageRecord } from '../../generation/usage-store.ts';
 import type { Database } from './kysely-database.ts';
 
 /** The columns of a rollup row, in the order the upsert below takes them. */
@@ -24,19 +25,20 @@ export const usageRollupUpsert = `insert into usage_rollups (${rolledUpColumns})
 const hourMilliseconds = 3_600_000;
 
 /** What a usage record adds to its rollup row: the columns of the record as inserted. */
-export interface RolledUpRecord {
-  accountId: string;
-  apiKeyId: string;
-  model: string;
-  deployment: string | null;
-  inputTokens: number;
-  inputCacheReadTokens: number;
-  inputCacheWrite5mTokens: number;
-  inputCacheWrite1hTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  createdAt: number;
-}
+export type RolledUpRecord = Pick<
+  UsageRecord,
+  | 'accountId'
+  | 'apiKeyId'
+  | 'model'
+  | 'deployment'
+  | 'inputTokens'
+  | 'inputCacheReadTokens'
+  | 'inputCacheWrite5mTokens'
+  | 'inputCacheWrite1hTokens'
+  | 'outputTokens'
+  | 'reasoningTokens'
+  | 'createdAt'
+>;
 
 type RollupRow = [
   accountId: string,

@@ -5,17 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Settlement } from '../../billing/credit-ledger.ts';
 import type { UsageRecord } from '../../generation/usage-store.ts';
 import type { StoredResponse } from '../../responses-state/response-store.ts';
 import { createTestAccount, uniqueId } from '../../../test/contract/store-contract-fixtures.ts';
-import type { Database } from '../kysely/kysely-database.ts';
-import { createStoreMigrationProvider } from '../kysely/migrate-store-to-latest.ts';
+import { stepBackLastMigration } from '../../../test/support/migration-databases.ts';
 import type { Store } from '../store.ts';
-import { adaptSqliteConnection } from './adapt-sqlite-connection.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 
 let folder: string;
@@ -120,6 +117,30 @@ async function entryFromOutside(
   }
 }
 
+/**
+ * Opens the file in a process of its own, as a gateway (`owner`) or as the operator CLI does,
+ * and closes it again: its exit code and what it wrote to stderr.
+ */
+async function openInAnotherProcess(owner: boolean): Promise<{ code: number; errors: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `import { openSqliteStore } from ${JSON.stringify(path.resolve('src/store/sqlite/open-sqlite-store.ts'))};
+       const store = await openSqliteStore({ path: ${JSON.stringify(file)}, owner: ${owner} });
+       await store.close();`,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let errors = '';
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const [code] = await once(child, 'exit');
+  return { code: code as number, errors };
+}
+
 /** Reads the file the way another process (the operator CLI) would. */
 function readFromOutside<Row>(query: string, ...parameters: unknown[]): Row[] {
   const connection = new BetterSqlite3(file, { readonly: true });
@@ -152,64 +173,19 @@ function rollupsAndRecordSums(): { rollups: unknown[]; sums: unknown[] } {
 describe('SQLite store owned by the gateway process', () => {
   it('refuses a second gateway process on the same file and names the one that holds it', async () => {
     await open();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        `import { openSqliteStore } from ${JSON.stringify(path.resolve('src/store/sqlite/open-sqlite-store.ts'))};
-         await openSqliteStore({ path: ${JSON.stringify(file)}, owner: true });`,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let errors = '';
-    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    const [code] = await once(child, 'exit');
+    const { code, errors } = await openInAnotherProcess(true);
     expect(code).not.toBe(0);
     expect(errors).toContain(`Another Switchyard process (pid ${process.pid}`);
   });
 
   it('refuses to migrate a file a live gateway serves, and migrates it once that gateway stops', async () => {
     const gateway = await open();
-    // The file as an older build left it: the last migration not applied yet.
-    const connection = new BetterSqlite3(file);
-    const database = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: adaptSqliteConnection(connection) }),
-    });
-    const migrator = new Migrator({
-      db: database,
-      provider: createStoreMigrationProvider('sqlite'),
-    });
-    const names = (await migrator.getMigrations()).map((migration) => migration.name);
-    const last = names.at(-1) as string;
-    expect((await migrator.migrateTo(names.at(-2) as string)).error).toBeUndefined();
-    await database.destroy();
+    const last = await stepBackLastMigration(file);
     const applied = () =>
       readFromOutside<{ name: string }>('select name from kysely_migration').map((row) => row.name);
 
     // A newer build (the CLI, from another process) opens the file the gateway serves.
-    const openFromOutside = async () => {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          '--input-type=module',
-          '-e',
-          `import { openSqliteStore } from ${JSON.stringify(path.resolve('src/store/sqlite/open-sqlite-store.ts'))};
-           const store = await openSqliteStore({ path: ${JSON.stringify(file)} });
-           await store.close();`,
-        ],
-        { stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      let errors = '';
-      child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-      const [code] = await once(child, 'exit');
-      return { code: code as number, errors };
-    };
-    const refused = await openFromOutside();
+    const refused = await openInAnotherProcess(false);
     expect(refused.code).not.toBe(0);
     expect(refused.errors).toContain(`Another Switchyard process (pid ${process.pid}`);
     expect(refused.errors).toContain(`would upgrade it (${last})`);
@@ -217,7 +193,7 @@ describe('SQLite store owned by the gateway process', () => {
 
     await gateway.close();
     opened.splice(opened.indexOf(gateway), 1);
-    expect(await openFromOutside()).toEqual({ code: 0, errors: '' });
+    expect(await openInAnotherProcess(false)).toEqual({ code: 0, errors: '' });
     expect(applied()).toContain(last);
   });
 
