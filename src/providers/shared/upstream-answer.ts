@@ -3,8 +3,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 
 import type { AbortSource } from '../../shared/abort-handle.ts';
-import { errors, parseHeaders } from './undici-pool.ts';
 import { textOfChunks } from './read-body-at-most.ts';
+import { errors, parseHeaders } from './undici-pool.ts';
 
 /** An upstream answer: its status and headers, and its body as it arrives. */
 export interface UpstreamResponse {

@@ -259,9 +259,7 @@ export class KyselyCreditLedger implements CreditLedger {
       .execute();
     // On PostgreSQL the rollup trigger adds the record to its hour (migration 0014).
     if (this.#dialect === 'sqlite') {
-      const rollups = new UsageRollupSums();
-      rollups.add(settlement.record, result.charged);
-      await rollups.write(transaction);
+      await UsageRollupSums.writeOne(transaction, settlement.record, result.charged);
     }
     return result;
   }

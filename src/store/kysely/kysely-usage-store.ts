@@ -153,9 +153,7 @@ export class KyselyUsageStore implements UsageStore {
     }
     await this.#database.transaction().execute(async (transaction) => {
       await transaction.insertInto('usage_records').values(encodeUsageRecord(record)).execute();
-      const rollups = new UsageRollupSums();
-      rollups.add(record, record.cost);
-      await rollups.write(transaction);
+      await UsageRollupSums.writeOne(transaction, record, record.cost);
     });
   }
 

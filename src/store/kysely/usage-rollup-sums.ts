@@ -64,6 +64,17 @@ type RollupRow = [
 export class UsageRollupSums {
   readonly #rows = new Map<string, RollupRow>();
 
+  /** Adds one record to its rollup row through Kysely: a writer of one record a transaction. */
+  static async writeOne(
+    database: Kysely<Database>,
+    record: RolledUpRecord,
+    cost: number,
+  ): Promise<void> {
+    const sums = new UsageRollupSums();
+    sums.add(record, cost);
+    await sums.write(database);
+  }
+
   add(record: RolledUpRecord, cost: number): void {
     const hour = record.createdAt - (record.createdAt % hourMilliseconds);
     const deployment = record.deployment ?? '';

@@ -87,7 +87,6 @@ export class SqliteBillingWrites {
   readonly #selectLanded: BetterSqlite3.Statement<[string], LandedRow>;
   readonly #readBalance: BetterSqlite3.Statement<[string], BalanceRow>;
   readonly #writeAll: (writes: QueuedWrite[]) => Committed;
-  readonly #writeOne: (write: QueuedWrite) => Committed;
   readonly #known = new Map<string, KnownBalance>();
   /** Every charge this process has committed, per account, since it started. */
   readonly #committed = new Map<string, number>();
@@ -127,13 +126,6 @@ export class SqliteBillingWrites {
       for (const write of writes) this.#run(write, available, rollups);
       this.#writeRollups(rollups);
       return this.#chargeBalances(available, writes);
-    });
-    this.#writeOne = connection.transaction((write: QueuedWrite) => {
-      const available = new Map<string, number>();
-      const rollups = new UsageRollupSums();
-      this.#run(write, available, rollups);
-      this.#writeRollups(rollups);
-      return this.#chargeBalances(available, [write]);
     });
   }
 
@@ -247,7 +239,7 @@ export class SqliteBillingWrites {
 
   #writeAlone(write: QueuedWrite): void {
     try {
-      this.#remember(this.#writeOne(write));
+      this.#remember(this.#writeAll([write]));
       this.#finish(write);
     } catch (error) {
       if (isTransient(error)) {
